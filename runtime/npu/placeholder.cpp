@@ -1,0 +1,2 @@
+// Replaced by the NPU target sources.
+namespace tessera::npu {}

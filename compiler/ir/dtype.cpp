@@ -1,0 +1,111 @@
+#include "compiler/ir/dtype.h"
+
+#include <limits>
+
+namespace tessera {
+
+bool is_int(DType t) {
+  return t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64 ||
+         t == DType::kUInt8;
+}
+bool is_float(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
+bool is_signed(DType t) { return is_int(t) && t != DType::kUInt8; }
+
+int bits_of(DType t) {
+  switch (t) {
+    case DType::kBool: return 1;
+    case DType::kInt8: case DType::kUInt8: return 8;
+    case DType::kInt16: return 16;
+    case DType::kInt32: case DType::kFloat32: return 32;
+    case DType::kInt64: case DType::kFloat64: return 64;
+  }
+  return 0;
+}
+int bytes_of(DType t) { return t == DType::kBool ? 1 : bits_of(t) / 8; }
+
+std::string dtype_name(DType t) {
+  switch (t) {
+    case DType::kBool: return "bool";
+    case DType::kInt8: return "int8";
+    case DType::kInt16: return "int16";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kUInt8: return "uint8";
+    case DType::kFloat32: return "float32";
+    case DType::kFloat64: return "float64";
+  }
+  return "?";
+}
+
+std::string dtype_c_name(DType t) {
+  switch (t) {
+    case DType::kBool: return "bool";
+    case DType::kInt8: return "int8_t";
+    case DType::kInt16: return "int16_t";
+    case DType::kInt32: return "int32_t";
+    case DType::kInt64: return "int64_t";
+    case DType::kUInt8: return "uint8_t";
+    case DType::kFloat32: return "float";
+    case DType::kFloat64: return "double";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(const std::string& name) {
+  for (DType t : {DType::kBool, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64,
+                  DType::kUInt8, DType::kFloat32, DType::kFloat64}) {
+    if (dtype_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+int64_t int_min_of(DType t) {
+  switch (t) {
+    case DType::kInt8: return std::numeric_limits<int8_t>::min();
+    case DType::kInt16: return std::numeric_limits<int16_t>::min();
+    case DType::kInt32: return std::numeric_limits<int32_t>::min();
+    case DType::kInt64: return std::numeric_limits<int64_t>::min();
+    default: return 0;
+  }
+}
+int64_t int_max_of(DType t) {
+  switch (t) {
+    case DType::kBool: return 1;
+    case DType::kInt8: return std::numeric_limits<int8_t>::max();
+    case DType::kInt16: return std::numeric_limits<int16_t>::max();
+    case DType::kInt32: return std::numeric_limits<int32_t>::max();
+    case DType::kInt64: return std::numeric_limits<int64_t>::max();
+    case DType::kUInt8: return std::numeric_limits<uint8_t>::max();
+    default: return 0;
+  }
+}
+
+namespace {
+// Does type `wide` hold every value of integer type `narrow`?
+bool int_holds(DType wide, DType narrow) {
+  return int_min_of(wide) <= int_min_of(narrow) && int_max_of(wide) >= int_max_of(narrow);
+}
+// Mantissa bits + 1: the widest integer a float represents exactly.
+int exact_int_bits(DType f) { return f == DType::kFloat32 ? 24 : 53; }
+}  // namespace
+
+std::optional<DType> promote(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::kBool || b == DType::kBool) return std::nullopt;
+  if (is_int(a) && is_int(b)) {
+    if (int_holds(a, b)) return a;
+    if (int_holds(b, a)) return b;
+    // Mixed signedness where neither holds the other: the next wider signed type.
+    for (DType t : {DType::kInt16, DType::kInt32, DType::kInt64}) {
+      if (int_holds(t, a) && int_holds(t, b)) return t;
+    }
+    return std::nullopt;
+  }
+  if (is_float(a) && is_float(b)) return DType::kFloat64;
+  DType f = is_float(a) ? a : b;
+  DType i = is_float(a) ? b : a;
+  if (bits_of(i) < exact_int_bits(f)) return f;
+  return std::nullopt;
+}
+
+}  // namespace tessera

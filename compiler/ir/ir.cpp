@@ -1,0 +1,174 @@
+#include "compiler/ir/ir.h"
+
+#include <atomic>
+
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+std::atomic<uint64_t> next_var_id{1};
+
+bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }
+bool is_logical(ExprKind k) { return k == ExprKind::kAnd || k == ExprKind::kOr; }
+}  // namespace
+
+Expr::Expr(int value) : Expr(make_int(value)) {}
+
+Var::Var(const std::string& name, DType t)
+    : Expr(std::make_shared<VarNode>(name, t, next_var_id.fetch_add(1))) {}
+Var::Var(const Expr& e) : Expr(e) { TESSERA_ICHECK(e.as<VarNode>() != nullptr, "not a Var"); }
+
+IterVar make_iter_var(const std::string& name, int64_t min, int64_t extent, IterKind kind) {
+  TESSERA_ICHECK(extent >= 0, "iter var ", name, " has negative extent ", extent);
+  return std::make_shared<IterVarNode>(IterVarNode{Var(name), min, extent, kind});
+}
+
+int64_t BufferNode::num_elements() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                   const std::string& scope) {
+  for (int64_t s : shape) TESSERA_ICHECK(s >= 0, "buffer ", name, " has a negative dimension");
+  return std::make_shared<BufferNode>(BufferNode{name, dtype, std::move(shape), scope});
+}
+
+Expr make_int(int64_t value, DType t) {
+  TESSERA_ICHECK(is_int(t) || t == DType::kBool, "make_int with type ", dtype_name(t));
+  return Expr(std::make_shared<IntImmNode>(t, value));
+}
+Expr make_float(double value, DType t) {
+  TESSERA_ICHECK(is_float(t), "make_float with type ", dtype_name(t));
+  return Expr(std::make_shared<FloatImmNode>(t, value));
+}
+Expr make_bool(bool value) { return make_int(value ? 1 : 0, DType::kBool); }
+Expr make_const(DType t, double value) {
+  if (is_float(t)) return make_float(value, t);
+  return make_int(static_cast<int64_t>(value), t);
+}
+
+Expr make_cast(DType t, Expr v) {
+  TESSERA_ICHECK(v.defined(), "cast of undefined");
+  if (v.dtype() == t) return v;
+  return Expr(std::make_shared<CastNode>(t, std::move(v)));
+}
+
+Expr make_binary(ExprKind k, Expr a, Expr b) {
+  TESSERA_ICHECK(a.defined() && b.defined(), "binary op with undefined operand");
+  TESSERA_ICHECK(a.dtype() == b.dtype(), "binary op on ", dtype_name(a.dtype()), " and ",
+                 dtype_name(b.dtype()));
+  DType t = a.dtype();
+  if (is_compare(k)) {
+    t = DType::kBool;
+  } else if (is_logical(k)) {
+    TESSERA_ICHECK(a.dtype() == DType::kBool, "logical op on ", dtype_name(a.dtype()));
+  }
+  return Expr(std::make_shared<BinaryNode>(k, t, std::move(a), std::move(b)));
+}
+
+Expr make_not(Expr a) {
+  TESSERA_ICHECK(a.dtype() == DType::kBool, "not on ", dtype_name(a.dtype()));
+  return Expr(std::make_shared<NotNode>(std::move(a)));
+}
+
+Expr make_select(Expr cond, Expr t, Expr f) {
+  TESSERA_ICHECK(cond.dtype() == DType::kBool, "select condition is ", dtype_name(cond.dtype()));
+  TESSERA_ICHECK(t.dtype() == f.dtype(), "select branches differ");
+  return Expr(std::make_shared<SelectNode>(std::move(cond), std::move(t), std::move(f)));
+}
+
+Expr make_call(DType t, const std::string& name, std::vector<Expr> args) {
+  return Expr(std::make_shared<CallNode>(t, name, std::move(args)));
+}
+
+Expr make_buffer_load(Buffer b, std::vector<Expr> indices) {
+  for (const Expr& i : indices) TESSERA_ICHECK(i.dtype() == kIndexType, "index type");
+  return Expr(std::make_shared<BufferLoadNode>(std::move(b), std::move(indices)));
+}
+
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition) {
+  return Expr(std::make_shared<ReduceNode>(c, std::move(source), std::move(axis),
+                                           std::move(condition)));
+}
+
+Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
+  return Stmt(std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent), k,
+                                        std::move(body)));
+}
+Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value) {
+  TESSERA_ICHECK(value.dtype() == b->dtype, "store of ", dtype_name(value.dtype()), " into ",
+                 b->name, " of ", dtype_name(b->dtype));
+  return Stmt(std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
+}
+Stmt make_allocate(Buffer b, Stmt body) {
+  return Stmt(std::make_shared<AllocateNode>(std::move(b), std::move(body)));
+}
+Stmt make_seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s.defined()) continue;
+    if (const auto* seq = s.as<SeqNode>()) {
+      flat.insert(flat.end(), seq->stmts.begin(), seq->stmts.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.empty()) return Stmt();
+  if (flat.size() == 1) return flat[0];
+  return Stmt(std::make_shared<SeqNode>(std::move(flat)));
+}
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
+  return Stmt(std::make_shared<IfThenElseNode>(std::move(cond), std::move(then_case),
+                                               std::move(else_case)));
+}
+Stmt make_let(Var v, Expr value, Stmt body) {
+  return Stmt(std::make_shared<LetStmtNode>(std::move(v), std::move(value), std::move(body)));
+}
+Stmt make_attr(const std::string& key, const std::string& value, Stmt body) {
+  return Stmt(std::make_shared<AttrStmtNode>(key, value, std::move(body)));
+}
+
+Expr operator+(Expr a, Expr b) { return make_binary(ExprKind::kAdd, std::move(a), std::move(b)); }
+Expr operator-(Expr a, Expr b) { return make_binary(ExprKind::kSub, std::move(a), std::move(b)); }
+Expr operator*(Expr a, Expr b) { return make_binary(ExprKind::kMul, std::move(a), std::move(b)); }
+Expr operator/(Expr a, Expr b) { return make_binary(ExprKind::kDiv, std::move(a), std::move(b)); }
+Expr operator%(Expr a, Expr b) { return make_binary(ExprKind::kMod, std::move(a), std::move(b)); }
+Expr operator<(Expr a, Expr b) { return make_binary(ExprKind::kLT, std::move(a), std::move(b)); }
+Expr operator<=(Expr a, Expr b) { return make_binary(ExprKind::kLE, std::move(a), std::move(b)); }
+Expr operator>(Expr a, Expr b) { return make_binary(ExprKind::kGT, std::move(a), std::move(b)); }
+Expr operator>=(Expr a, Expr b) { return make_binary(ExprKind::kGE, std::move(a), std::move(b)); }
+Expr operator&&(Expr a, Expr b) { return make_binary(ExprKind::kAnd, std::move(a), std::move(b)); }
+Expr min(Expr a, Expr b) { return make_binary(ExprKind::kMin, std::move(a), std::move(b)); }
+Expr max(Expr a, Expr b) { return make_binary(ExprKind::kMax, std::move(a), std::move(b)); }
+
+const int64_t* as_const_int(const Expr& e) {
+  const auto* n = e.as<IntImmNode>();
+  return n ? &n->value : nullptr;
+}
+bool is_const_int(const Expr& e, int64_t value) {
+  const int64_t* v = as_const_int(e);
+  return v && *v == value;
+}
+
+const char* for_kind_name(ForKind k) {
+  switch (k) {
+    case ForKind::kSerial: return "serial";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unrolled";
+  }
+  return "?";
+}
+const char* reduce_kind_name(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::kSum: return "sum";
+    case ReduceKind::kMax: return "max";
+    case ReduceKind::kMin: return "min";
+  }
+  return "?";
+}
+
+}  // namespace tessera

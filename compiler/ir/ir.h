@@ -1,0 +1,320 @@
+// The loop IR: expressions and statements as plain immutable structs (Halide's way).
+//
+// Every node kind is listed once in ir.def. A node carries a kind tag instead of RTTI; handles
+// (Expr, Stmt) are shared pointers to const nodes, so IR is shared freely and never mutated.
+// Nodes are built with the make_* functions below, which check invariants (operand types agree;
+// the tensor-expression layer in compiler/te does user-facing type promotion before it gets here).
+//
+// Semantics worth knowing:
+//   * Div and Mod on integers are floor division and floor modulo (the sign of the result of Mod
+//     follows the divisor), as in Python and TVM's floordiv/floormod. On floats Div is true
+//     division and Mod is a - floor(a / b) * b.
+//   * Select evaluates both branches; the condition is bool.
+//   * Identity: a Var is its node. Two Vars with the same name are different variables.
+//   * Index expressions (loop variables, buffer indices) are int32.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/dtype.h"
+
+namespace tessera {
+
+enum class ExprKind : uint8_t {
+#define TESSERA_EXPR_KIND(kind, node) k##kind,
+#include "compiler/ir/ir.def"
+};
+enum class StmtKind : uint8_t {
+#define TESSERA_STMT_KIND(kind, node) k##kind,
+#include "compiler/ir/ir.def"
+};
+
+constexpr DType kIndexType = DType::kInt32;
+
+struct ExprNode {
+  ExprKind kind;
+  DType dtype;
+  ExprNode(ExprKind k, DType t) : kind(k), dtype(t) {}
+  virtual ~ExprNode() = default;
+};
+struct StmtNode {
+  StmtKind kind;
+  explicit StmtNode(StmtKind k) : kind(k) {}
+  virtual ~StmtNode() = default;
+};
+
+// A handle to an immutable expression node (may be null: `defined()` tells).
+class Expr {
+ public:
+  Expr() = default;
+  explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
+  Expr(int value);  // NOLINT: int32 constant, so that index arithmetic reads naturally
+  bool defined() const { return node_ != nullptr; }
+  ExprKind kind() const { return node_->kind; }
+  DType dtype() const { return node_->dtype; }
+  const ExprNode* get() const { return node_.get(); }
+  // The node as T when its kind is T's, else nullptr.
+  template <typename T>
+  const T* as() const {
+    return node_ && T::matches(node_->kind) ? static_cast<const T*>(node_.get()) : nullptr;
+  }
+  bool same_as(const Expr& o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+class Stmt {
+ public:
+  Stmt() = default;
+  explicit Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}
+  bool defined() const { return node_ != nullptr; }
+  StmtKind kind() const { return node_->kind; }
+  const StmtNode* get() const { return node_.get(); }
+  template <typename T>
+  const T* as() const {
+    return node_ && T::matches(node_->kind) ? static_cast<const T*>(node_.get()) : nullptr;
+  }
+  bool same_as(const Stmt& o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+// ---- variables, iteration variables, buffers --------------------------------------------------
+
+struct VarNode : ExprNode {
+  std::string name;
+  uint64_t id;  // creation order; for ordered maps keyed by variable, never printed
+  VarNode(std::string n, DType t, uint64_t i) : ExprNode(ExprKind::kVar, t), name(std::move(n)), id(i) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kVar; }
+};
+
+// A variable: an Expr whose node is a VarNode.
+class Var : public Expr {
+ public:
+  Var() = default;
+  explicit Var(const std::string& name, DType t = kIndexType);
+  explicit Var(const Expr& e);  // e must be a Var node
+  const VarNode* node() const { return as<VarNode>(); }
+  const std::string& name() const { return node()->name; }
+  uint64_t id() const { return node()->id; }
+};
+// Orders variables by creation: for std::map keys (deterministic for a deterministic builder).
+struct VarLess {
+  bool operator()(const Var& a, const Var& b) const { return a.id() < b.id(); }
+};
+
+enum class IterKind : uint8_t { kDataPar, kReduce };
+
+// An iteration variable: a variable with a constant domain [min, min + extent).
+struct IterVarNode {
+  Var var;
+  int64_t min;
+  int64_t extent;
+  IterKind kind;
+};
+using IterVar = std::shared_ptr<const IterVarNode>;
+IterVar make_iter_var(const std::string& name, int64_t min, int64_t extent, IterKind kind);
+
+// A named, typed, dense row-major array with a constant shape in a memory scope
+// ("global", "local"; the NPU adds "sram" and "acc").
+struct BufferNode {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::string scope;
+  int64_t num_elements() const;
+};
+using Buffer = std::shared_ptr<const BufferNode>;
+Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape,
+                   const std::string& scope = "global");
+
+struct OperationNode;  // a tensor-expression operation (compiler/te/operation.h)
+using Operation = std::shared_ptr<const OperationNode>;
+
+// ---- expression nodes ---------------------------------------------------------------------------
+
+struct IntImmNode : ExprNode {
+  int64_t value;
+  IntImmNode(DType t, int64_t v) : ExprNode(ExprKind::kIntImm, t), value(v) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kIntImm; }
+};
+struct FloatImmNode : ExprNode {
+  double value;
+  FloatImmNode(DType t, double v) : ExprNode(ExprKind::kFloatImm, t), value(v) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kFloatImm; }
+};
+struct CastNode : ExprNode {
+  Expr value;
+  CastNode(DType t, Expr v) : ExprNode(ExprKind::kCast, t), value(std::move(v)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kCast; }
+};
+// Add .. Or: two operands; comparisons and logical operators have dtype bool.
+struct BinaryNode : ExprNode {
+  Expr a, b;
+  BinaryNode(ExprKind k, DType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  static bool matches(ExprKind k) { return k >= ExprKind::kAdd && k <= ExprKind::kOr; }
+};
+struct NotNode : ExprNode {
+  Expr a;
+  explicit NotNode(Expr x) : ExprNode(ExprKind::kNot, DType::kBool), a(std::move(x)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kNot; }
+};
+struct SelectNode : ExprNode {
+  Expr cond, true_value, false_value;
+  SelectNode(Expr c, Expr t, Expr f)
+      : ExprNode(ExprKind::kSelect, t.dtype()), cond(std::move(c)), true_value(std::move(t)),
+        false_value(std::move(f)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kSelect; }
+};
+// A pure math function: exp, log, sqrt, tanh, abs, floor, ceil, pow (float); abs (int).
+struct CallNode : ExprNode {
+  std::string name;
+  std::vector<Expr> args;
+  CallNode(DType t, std::string n, std::vector<Expr> a)
+      : ExprNode(ExprKind::kCall, t), name(std::move(n)), args(std::move(a)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kCall; }
+};
+// Reads an element of a tensor-expression operation's output (before lowering).
+struct ProducerLoadNode : ExprNode {
+  Operation op;
+  std::vector<Expr> indices;
+  ProducerLoadNode(DType t, Operation o, std::vector<Expr> i)
+      : ExprNode(ExprKind::kProducerLoad, t), op(std::move(o)), indices(std::move(i)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kProducerLoad; }
+};
+// Reads an element of a buffer (after lowering). After flatten_storage: one index.
+struct BufferLoadNode : ExprNode {
+  Buffer buffer;
+  std::vector<Expr> indices;
+  BufferLoadNode(Buffer b, std::vector<Expr> i)
+      : ExprNode(ExprKind::kBufferLoad, b->dtype), buffer(std::move(b)), indices(std::move(i)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kBufferLoad; }
+};
+enum class ReduceKind : uint8_t { kSum, kMax, kMin };
+// A commutative reduction of `source` over `axis` (only at the top of a compute body).
+// Points where `condition` is false do not contribute.
+struct ReduceNode : ExprNode {
+  ReduceKind combiner;
+  Expr source;
+  std::vector<IterVar> axis;
+  Expr condition;  // bool, or undefined for "always"
+  ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond)
+      : ExprNode(ExprKind::kReduce, s.dtype()), combiner(c), source(std::move(s)),
+        axis(std::move(ax)), condition(std::move(cond)) {}
+  static bool matches(ExprKind k) { return k == ExprKind::kReduce; }
+};
+
+// ---- statement nodes ----------------------------------------------------------------------------
+
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
+
+struct ForNode : StmtNode {
+  Var var;
+  Expr min, extent;
+  ForKind for_kind;
+  Stmt body;
+  ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b)
+      : StmtNode(StmtKind::kFor), var(std::move(v)), min(std::move(m)), extent(std::move(e)),
+        for_kind(k), body(std::move(b)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kFor; }
+};
+struct BufferStoreNode : StmtNode {
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Expr value;
+  BufferStoreNode(Buffer b, std::vector<Expr> i, Expr v)
+      : StmtNode(StmtKind::kBufferStore), buffer(std::move(b)), indices(std::move(i)),
+        value(std::move(v)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kBufferStore; }
+};
+// Declares `buffer` (not an argument of the kernel) for the duration of `body`.
+struct AllocateNode : StmtNode {
+  Buffer buffer;
+  Stmt body;
+  AllocateNode(Buffer b, Stmt s) : StmtNode(StmtKind::kAllocate), buffer(std::move(b)), body(std::move(s)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kAllocate; }
+};
+struct SeqNode : StmtNode {
+  std::vector<Stmt> stmts;
+  explicit SeqNode(std::vector<Stmt> s) : StmtNode(StmtKind::kSeq), stmts(std::move(s)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kSeq; }
+};
+struct IfThenElseNode : StmtNode {
+  Expr cond;
+  Stmt then_case, else_case;  // else_case may be undefined
+  IfThenElseNode(Expr c, Stmt t, Stmt e)
+      : StmtNode(StmtKind::kIfThenElse), cond(std::move(c)), then_case(std::move(t)),
+        else_case(std::move(e)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kIfThenElse; }
+};
+struct LetStmtNode : StmtNode {
+  Var var;
+  Expr value;
+  Stmt body;
+  LetStmtNode(Var v, Expr x, Stmt b)
+      : StmtNode(StmtKind::kLetStmt), var(std::move(v)), value(std::move(x)), body(std::move(b)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kLetStmt; }
+};
+// An annotation around `body`: key "produce" (value = stage name), "pragma_<key>" (value = the
+// pragma's value), and target-specific keys added by later passes.
+struct AttrStmtNode : StmtNode {
+  std::string key;
+  std::string value;
+  Stmt body;
+  AttrStmtNode(std::string k, std::string v, Stmt b)
+      : StmtNode(StmtKind::kAttrStmt), key(std::move(k)), value(std::move(v)), body(std::move(b)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kAttrStmt; }
+};
+
+// ---- constructors (check invariants; throw InternalError on misuse) ---------------------------
+
+Expr make_int(int64_t value, DType t = kIndexType);
+Expr make_float(double value, DType t = DType::kFloat32);
+Expr make_bool(bool value);
+// The constant `value` in type t (int or float).
+Expr make_const(DType t, double value);
+Expr make_cast(DType t, Expr v);  // no-op when v already has type t
+Expr make_binary(ExprKind k, Expr a, Expr b);
+Expr make_not(Expr a);
+Expr make_select(Expr cond, Expr t, Expr f);
+Expr make_call(DType t, const std::string& name, std::vector<Expr> args);
+Expr make_producer_load(Operation op, std::vector<Expr> indices);
+Expr make_buffer_load(Buffer b, std::vector<Expr> indices);
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition);
+
+Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body);
+Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value);
+Stmt make_allocate(Buffer b, Stmt body);
+// Flattens nested sequences and drops undefined entries; a single statement is returned as is.
+Stmt make_seq(std::vector<Stmt> stmts);
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = Stmt());
+Stmt make_let(Var v, Expr value, Stmt body);
+Stmt make_attr(const std::string& key, const std::string& value, Stmt body);
+
+// Operators for building index arithmetic in C++ (operands must have equal types).
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+Expr operator/(Expr a, Expr b);  // floor division
+Expr operator%(Expr a, Expr b);  // floor modulo
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+
+// The value of an integer constant, or nullptr.
+const int64_t* as_const_int(const Expr& e);
+bool is_const_int(const Expr& e, int64_t value);
+
+const char* for_kind_name(ForKind k);
+const char* reduce_kind_name(ReduceKind k);
+
+}  // namespace tessera

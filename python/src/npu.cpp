@@ -1,0 +1,6 @@
+// Python bindings for the npu area (filled in by its owner).
+#include <pybind11/pybind11.h>
+
+namespace tessera::python {
+void bind_npu(pybind11::module_& m) {}
+}  // namespace tessera::python

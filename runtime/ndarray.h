@@ -1,0 +1,35 @@
+// NDArray: a dense, row-major, typed array on the host. Either owns 64-byte-aligned memory or
+// views memory owned by someone else (a numpy array). Modules take arrays as DLTensor-like views.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/dtype.h"
+
+namespace tessera {
+
+class NDArray {
+ public:
+  NDArray() = default;
+  // Allocates zero-filled storage.
+  static NDArray empty(std::vector<int64_t> shape, DType dtype);
+  // Views external memory (not owned; must outlive the view).
+  static NDArray view(void* data, std::vector<int64_t> shape, DType dtype);
+
+  void* data() const { return data_; }
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t num_elements() const;
+  int64_t num_bytes() const;
+
+ private:
+  std::shared_ptr<void> owner_;
+  void* data_ = nullptr;
+  std::vector<int64_t> shape_;
+  DType dtype_ = DType::kFloat32;
+};
+
+}  // namespace tessera

@@ -1,0 +1,141 @@
+// A schedule says how an operator's loops run; it is data (TVM's "schedule is data").
+//
+// create_schedule makes one Stage per compute operation reachable from the outputs (placeholders
+// have no stage), in topological order. Primitives validate their arguments, raising ScheduleError
+// naming the stage, the primitive and the axis and saying what would be legal, and then only
+// record: split and fuse add IterVarRelations and change the leaf axes; reorder permutes them;
+// annotations, attach points, scopes and cache stages are fields. lower() (compiler/lower.h)
+// replays the records. A tuner sets split factors and choices from a config through the same
+// calls; nothing here is specific to any operator.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/te/operation.h"
+
+namespace tessera {
+
+// split: parent -> (outer, inner) with inner extent `factor`; fuse: (outer, inner) -> fused.
+struct IterVarRelation {
+  enum Kind { kSplit, kFuse } kind;
+  IterVar parent;  // split: the axis split; fuse: unused
+  IterVar outer;
+  IterVar inner;
+  IterVar fused;    // fuse only
+  int64_t factor;   // split only: the inner extent
+};
+
+enum class AttachType : uint8_t { kRoot, kInline, kScope };
+enum class Annotation : uint8_t { kNone, kUnroll, kVectorize, kParallel };
+
+struct StageNode;
+using StagePtr = std::shared_ptr<StageNode>;
+
+struct StageNode {
+  Operation op;         // what this stage computes now (cache_write replaces it)
+  Operation origin_op;  // the operation the user's Tensor refers to
+  std::vector<IterVar> all_iter_vars;   // root axes first, then every axis a relation made
+  std::vector<IterVar> leaf_iter_vars;  // the loop nest, outermost first
+  std::vector<IterVarRelation> relations;
+  std::map<uint64_t, Annotation> annotations;  // keyed by the axis variable's id
+  std::map<uint64_t, std::vector<std::pair<std::string, std::string>>> pragmas;
+  AttachType attach_type = AttachType::kRoot;
+  StagePtr attach_stage;  // kScope: computed inside this stage's loop `attach_ivar`
+  IterVar attach_ivar;
+  std::string scope = "global";
+  // cache_read: reads of `first` in this stage's body read `second` instead.
+  std::vector<std::pair<Operation, Operation>> read_redirects;
+  bool is_output = false;
+  bool double_buffer = false;
+
+  const std::string& name() const { return op->name; }
+  // The stage's body with read redirects applied (a Reduce node for reductions).
+  Expr body() const;
+  // Tensors the body reads after redirects, in order.
+  std::vector<Operation> inputs() const;
+  bool is_leaf(const IterVar& iv) const;
+  Annotation annotation(const IterVar& iv) const;
+};
+
+class Schedule;
+
+// A handle to a stage; primitives are methods, as in TVM (s[C].split(...)).
+class Stage {
+ public:
+  Stage(Schedule* sch, StagePtr node) : sch_(sch), node_(std::move(node)) {}
+  const StagePtr& node() const { return node_; }
+  const std::string& name() const { return node_->name(); }
+
+  // Splits `axis` into (outer, inner) with inner extent `factor` (factor >= 1; a factor that does
+  // not divide the extent, or exceeds it, stays correct: lowering guards the tail).
+  std::pair<IterVar, IterVar> split(const IterVar& axis, int64_t factor);
+  // Splits `axis` into (outer, inner) with outer extent `nparts`.
+  std::pair<IterVar, IterVar> split_nparts(const IterVar& axis, int64_t nparts);
+  // split x and y, then reorder to (xo, yo, xi, yi).
+  std::vector<IterVar> tile(const IterVar& x, const IterVar& y, int64_t x_factor, int64_t y_factor);
+  // Fuses two adjacent leaf axes (outer immediately before inner) of the same kind.
+  IterVar fuse(const IterVar& outer, const IterVar& inner);
+  // Puts the given leaf axes in this order, in the positions they occupy together.
+  void reorder(const std::vector<IterVar>& order);
+  void unroll(const IterVar& axis);
+  void vectorize(const IterVar& axis);
+  void parallel(const IterVar& axis);
+  void pragma(const IterVar& axis, const std::string& key, const std::string& value = "");
+  // Computes this stage inside `parent`'s loop `axis`, only over the region that loop needs.
+  void compute_at(const Stage& parent, const IterVar& axis);
+  // Substitutes this stage's expression into its consumers (not for reductions or outputs).
+  void compute_inline();
+  // Computes this stage in full at the top level (the default).
+  void compute_root();
+  // Memory scope of this stage's buffer: "global", "local" (CPU); "sram", "acc" (NPU).
+  void set_scope(const std::string& scope);
+  void double_buffer();
+
+ private:
+  void check_leaf(const IterVar& axis, const char* primitive) const;
+  Schedule* sch_;
+  StagePtr node_;
+};
+
+// Stages keep a pointer to their Schedule, so a Schedule is not copied or moved: create_schedule
+// hands out a shared_ptr.
+class Schedule {
+ public:
+  explicit Schedule(const std::vector<Operation>& outputs);
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+  const std::vector<Operation>& outputs() const { return outputs_; }
+  // Stages in topological order (producers before consumers).
+  const std::vector<StagePtr>& stages() const { return stages_; }
+  // The stage that computes `op` (by its current or its original operation).
+  Stage operator[](const Operation& op);
+  Stage operator[](const Tensor& t) { return (*this)[t.op()]; }
+  StagePtr find(const Operation& op) const;  // nullptr for placeholders and unknown ops
+
+  // Adds a stage that copies `tensor` into `scope`; `readers` (stages that read it) read the copy.
+  Tensor cache_read(const Tensor& tensor, const std::string& scope,
+                    const std::vector<Operation>& readers);
+  // Computes `tensor`'s stage into a new buffer in `scope` and copies it out; returns the cache.
+  Tensor cache_write(const Tensor& tensor, const std::string& scope);
+
+  // Stages that read `stage`'s output (after redirects).
+  std::vector<StagePtr> consumers_of(const StageNode& stage) const;
+  // A readable description of every stage: relations, leaf order, annotations, attach points.
+  std::string to_string() const;
+
+ private:
+  friend class Stage;
+  std::vector<Operation> outputs_;
+  std::vector<StagePtr> stages_;
+};
+
+std::shared_ptr<Schedule> create_schedule(const std::vector<Operation>& outputs);
+
+const char* annotation_name(Annotation a);
+// The memory scopes lowering knows.
+bool is_known_scope(const std::string& scope);
+
+}  // namespace tessera

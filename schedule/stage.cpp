@@ -1,0 +1,264 @@
+// The loop primitives of a Stage: validate, then record.
+#include <algorithm>
+#include <set>
+
+#include "runtime/error.h"
+#include "schedule/schedule.h"
+
+namespace tessera {
+
+namespace {
+
+std::string axis_name(const IterVar& iv) { return iv ? iv->var.name() : "<null>"; }
+
+std::string leaf_list(const StageNode& st) {
+  std::string s;
+  for (const IterVar& iv : st.leaf_iter_vars) s += (s.empty() ? "" : ", ") + axis_name(iv);
+  return s;
+}
+
+const IterVarRelation* relation_consuming(const StageNode& st, const IterVar& iv) {
+  for (const IterVarRelation& r : st.relations) {
+    if (r.kind == IterVarRelation::kSplit && r.parent == iv) return &r;
+    if (r.kind == IterVarRelation::kFuse && (r.outer == iv || r.inner == iv)) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void Stage::check_leaf(const IterVar& axis, const char* primitive) const {
+  const StageNode& st = *node_;
+  if (!axis) throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis is None"));
+  if (st.is_leaf(axis)) return;
+  if (std::find(st.all_iter_vars.begin(), st.all_iter_vars.end(), axis) != st.all_iter_vars.end()) {
+    const IterVarRelation* r = relation_consuming(st, axis);
+    std::string by = r && r->kind == IterVarRelation::kSplit ? "split" : "fuse";
+    throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
+                            "' was already consumed by ", by,
+                            "; use the axes it produced. Current loops: ", leaf_list(st)));
+  }
+  for (const StagePtr& other : sch_->stages()) {
+    if (other == node_) continue;
+    if (std::find(other->all_iter_vars.begin(), other->all_iter_vars.end(), axis) !=
+        other->all_iter_vars.end()) {
+      throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
+                              "' is an axis of stage '", other->name(),
+                              "', not of this stage. Current loops: ", leaf_list(st)));
+    }
+  }
+  throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
+                          "' is not an axis of this stage (after cache_write, use the stage's "
+                          "new op.axis). Current loops: ",
+                          leaf_list(st)));
+}
+
+std::pair<IterVar, IterVar> Stage::split(const IterVar& axis, int64_t factor) {
+  check_leaf(axis, "split");
+  if (factor <= 0) {
+    throw ScheduleError(str("stage '", name(), "': split: factor ", factor, " for axis '",
+                            axis_name(axis), "' must be a positive integer"));
+  }
+  int64_t outer_extent = (axis->extent + factor - 1) / factor;
+  IterVar outer = make_iter_var(axis_name(axis) + ".outer", 0, outer_extent, axis->kind);
+  IterVar inner = make_iter_var(axis_name(axis) + ".inner", 0, factor, axis->kind);
+  StageNode& st = *node_;
+  st.relations.push_back({IterVarRelation::kSplit, axis, outer, inner, nullptr, factor});
+  st.all_iter_vars.push_back(outer);
+  st.all_iter_vars.push_back(inner);
+  auto it = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), axis);
+  it = st.leaf_iter_vars.erase(it);
+  st.leaf_iter_vars.insert(it, {outer, inner});
+  return {outer, inner};
+}
+
+std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& axis, int64_t nparts) {
+  check_leaf(axis, "split");
+  if (nparts <= 0) {
+    throw ScheduleError(str("stage '", name(), "': split: nparts ", nparts, " for axis '",
+                            axis_name(axis), "' must be a positive integer"));
+  }
+  int64_t factor = (axis->extent + nparts - 1) / nparts;
+  auto [outer, inner] = split(axis, factor);
+  // Keep the requested number of parts: the outer loop may then have empty tail iterations,
+  // which the guards of lowering skip.
+  auto outer_n = make_iter_var(outer->var.name(), 0, nparts, outer->kind);
+  StageNode& st = *node_;
+  st.relations.back().outer = outer_n;
+  std::replace(st.all_iter_vars.begin(), st.all_iter_vars.end(), outer, outer_n);
+  std::replace(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), outer, outer_n);
+  return {outer_n, inner};
+}
+
+std::vector<IterVar> Stage::tile(const IterVar& x, const IterVar& y, int64_t x_factor,
+                                 int64_t y_factor) {
+  check_leaf(x, "tile");
+  check_leaf(y, "tile");
+  if (x == y) {
+    throw ScheduleError(str("stage '", name(), "': tile: x and y are the same axis '",
+                            axis_name(x), "'"));
+  }
+  auto [xo, xi] = split(x, x_factor);
+  auto [yo, yi] = split(y, y_factor);
+  reorder({xo, yo, xi, yi});
+  return {xo, yo, xi, yi};
+}
+
+IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
+  check_leaf(outer, "fuse");
+  check_leaf(inner, "fuse");
+  StageNode& st = *node_;
+  auto io = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), outer);
+  auto ii = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), inner);
+  if (ii != io + 1) {
+    throw ScheduleError(str("stage '", name(), "': fuse: axes '", axis_name(outer), "' and '",
+                            axis_name(inner),
+                            "' must be adjacent loops with the outer one first; current loops: ",
+                            leaf_list(st)));
+  }
+  if (outer->kind != inner->kind) {
+    throw ScheduleError(str("stage '", name(), "': fuse: cannot fuse data-parallel and reduction "
+                            "axes ('", axis_name(outer), "', '", axis_name(inner),
+                            "'); fuse axes of the same kind"));
+  }
+  IterVar fused = make_iter_var(axis_name(outer) + "." + axis_name(inner) + ".fused", 0,
+                                outer->extent * inner->extent, outer->kind);
+  st.relations.push_back({IterVarRelation::kFuse, nullptr, outer, inner, fused, 0});
+  st.all_iter_vars.push_back(fused);
+  io = st.leaf_iter_vars.erase(io, io + 2);
+  st.leaf_iter_vars.insert(io, fused);
+  return fused;
+}
+
+void Stage::reorder(const std::vector<IterVar>& order) {
+  std::set<const IterVarNode*> seen;
+  std::vector<size_t> positions;
+  StageNode& st = *node_;
+  for (const IterVar& iv : order) {
+    check_leaf(iv, "reorder");
+    if (!seen.insert(iv.get()).second) {
+      throw ScheduleError(str("stage '", name(), "': reorder: axis '", axis_name(iv),
+                              "' appears twice; list each loop once"));
+    }
+    positions.push_back(std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), iv) -
+                        st.leaf_iter_vars.begin());
+  }
+  std::sort(positions.begin(), positions.end());
+  for (size_t i = 0; i < order.size(); ++i) st.leaf_iter_vars[positions[i]] = order[i];
+}
+
+namespace {
+void annotate(StageNode& st, const IterVar& axis, Annotation a, const char* primitive) {
+  if (a != Annotation::kUnroll && axis->kind == IterKind::kReduce) {
+    throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
+                            "' is a reduction axis; ", primitive,
+                            " applies to data-parallel axes only (unroll is allowed)"));
+  }
+  auto it = st.annotations.find(axis->var.id());
+  if (it != st.annotations.end() && it->second != a) {
+    throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
+                            "' is already marked ", annotation_name(it->second),
+                            "; an axis takes one of unroll, vectorize, parallel"));
+  }
+  st.annotations[axis->var.id()] = a;
+}
+}  // namespace
+
+void Stage::unroll(const IterVar& axis) {
+  check_leaf(axis, "unroll");
+  annotate(*node_, axis, Annotation::kUnroll, "unroll");
+}
+void Stage::vectorize(const IterVar& axis) {
+  check_leaf(axis, "vectorize");
+  annotate(*node_, axis, Annotation::kVectorize, "vectorize");
+}
+void Stage::parallel(const IterVar& axis) {
+  check_leaf(axis, "parallel");
+  annotate(*node_, axis, Annotation::kParallel, "parallel");
+}
+void Stage::pragma(const IterVar& axis, const std::string& key, const std::string& value) {
+  check_leaf(axis, "pragma");
+  if (key.empty()) throw ScheduleError(str("stage '", name(), "': pragma: empty key"));
+  node_->pragmas[axis->var.id()].push_back({key, value});
+}
+
+void Stage::compute_at(const Stage& parent, const IterVar& axis) {
+  StageNode& st = *node_;
+  std::string what = str("stage '", st.name(), "': compute_at");
+  if (parent.node_ == node_) {
+    throw ScheduleError(what + ": cannot compute a stage at its own loop");
+  }
+  if (st.is_output) {
+    throw ScheduleError(str(what, ": '", st.name(),
+                            "' is an output of the schedule; outputs are computed at the root"));
+  }
+  Stage(sch_, parent.node_).check_leaf(axis, "compute_at target");
+  std::vector<StagePtr> consumers = sch_->consumers_of(st);
+  bool parent_reads = std::find(consumers.begin(), consumers.end(), parent.node_) != consumers.end();
+  if (!parent_reads) {
+    throw ScheduleError(str(what, ": stage '", parent.name(), "' does not read '", st.name(),
+                            "'; compute_at must target a loop of a stage that consumes it"));
+  }
+  for (const StagePtr& c : consumers) {
+    if (c != parent.node_) {
+      throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
+                              "'; compute_at needs a single consumer (use compute_root)"));
+    }
+  }
+  // No cycles: the parent must not itself be computed inside this stage.
+  for (StagePtr p = parent.node_; p; p = p->attach_type == AttachType::kScope ? p->attach_stage : nullptr) {
+    if (p == node_) {
+      throw ScheduleError(str(what, ": stage '", parent.name(), "' is computed inside '",
+                              st.name(), "'; attaching back would make a cycle"));
+    }
+  }
+  st.attach_type = AttachType::kScope;
+  st.attach_stage = parent.node_;
+  st.attach_ivar = axis;
+}
+
+void Stage::compute_inline() {
+  StageNode& st = *node_;
+  std::string what = str("stage '", st.name(), "': compute_inline");
+  if (st.is_output) {
+    throw ScheduleError(what + ": an output of the schedule cannot be inlined");
+  }
+  if (st.op->body.as<ReduceNode>()) {
+    throw ScheduleError(what + ": a reduction cannot be inlined into its consumers; "
+                               "use compute_at or compute_root");
+  }
+  if (st.relations.size() || st.annotations.size()) {
+    throw ScheduleError(what + ": the stage has loop primitives applied (split, fuse, annotate); "
+                               "an inlined stage has no loops of its own");
+  }
+  for (const StagePtr& other : sch_->stages()) {
+    if (other->attach_type == AttachType::kScope && other->attach_stage == node_) {
+      throw ScheduleError(str(what, ": stage '", other->name(),
+                              "' is computed at one of its loops; move that stage first"));
+    }
+  }
+  st.attach_type = AttachType::kInline;
+  st.attach_stage = nullptr;
+  st.attach_ivar = nullptr;
+}
+
+void Stage::compute_root() {
+  node_->attach_type = AttachType::kRoot;
+  node_->attach_stage = nullptr;
+  node_->attach_ivar = nullptr;
+}
+
+void Stage::set_scope(const std::string& scope) {
+  if (!is_known_scope(scope)) {
+    throw ScheduleError(str("stage '", name(), "': set_scope: unknown scope '", scope,
+                            "'; known scopes: global, local (CPU), sram, acc (NPU)"));
+  }
+  if (node_->is_output && scope != "global") {
+    throw ScheduleError(str("stage '", name(), "': set_scope: an output lives in global memory"));
+  }
+  node_->scope = scope;
+}
+
+void Stage::double_buffer() { node_->double_buffer = true; }
+
+}  // namespace tessera

@@ -30,11 +30,6 @@ class RedirectReads : public IRMutator {
     }
     return changed ? Expr(std::make_shared<ProducerLoadNode>(op->dtype, op->op, idx)) : e;
   }
-  Expr mutate_Reduce(const ReduceNode* op, const Expr& e) override {
-    Expr s = mutate(op->source), c = mutate(op->condition);
-    if (s.same_as(op->source) && c.same_as(op->condition)) return e;
-    return make_reduce(op->combiner, s, op->axis, c);
-  }
 
  private:
   const std::vector<std::pair<Operation, Operation>>& r_;

@@ -1,0 +1,28 @@
+// lower(): turns a schedule and its argument tensors into a LoweredFunc, through a fixed,
+// readable list of passes:
+//
+//   infer_bounds     regions and loop extents of every stage (inlining applied)
+//   schedule_ops     the loop nest: loops, attach points, allocations, guards, buffer reads
+//   simplify         constant folding, affine canonical forms, guards the loop ranges decide
+//   flatten_storage  row-major flat indices
+//   simplify         again, over the flat index arithmetic
+//
+// TESSERA_DEBUG=2 prints the IR after every pass that changed it (to stderr);
+// TESSERA_TIME_PASSES=1 prints each pass's time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/lowered_func.h"
+#include "compiler/te/operation.h"
+#include "schedule/schedule.h"
+
+namespace tessera {
+
+// `args` are the kernel's parameters in order: every placeholder the schedule reads and every
+// output, optionally intermediate tensors (which are then written to the argument's buffer).
+LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args,
+                  const std::string& name = "main");
+
+}  // namespace tessera

@@ -1,0 +1,189 @@
+#include "compiler/passes/infer_bounds.h"
+
+#include <algorithm>
+
+#include "compiler/arith/simplify.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/passes/inline_stages.h"
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+
+bool reads(const Expr& body, const StageNode& producer) {
+  bool found = false;
+  post_order_visit(body, [&](const Expr& e) {
+    if (const auto* l = e.as<ProducerLoadNode>()) {
+      found |= l->op == producer.op || l->op == producer.origin_op;
+    }
+  });
+  return found;
+}
+
+// The index lists of every read of `producer` in `body`.
+std::vector<std::vector<Expr>> reads_of(const Expr& body, const StageNode& producer) {
+  std::vector<std::vector<Expr>> out;
+  post_order_visit(body, [&](const Expr& e) {
+    if (const auto* l = e.as<ProducerLoadNode>()) {
+      if (l->op == producer.op || l->op == producer.origin_op) out.push_back(l->indices);
+    }
+  });
+  return out;
+}
+
+// The values of the stage's root axes (absolute: region start + relative value).
+VarMap root_values(const StageBounds& b) {
+  VarMap m;
+  for (size_t r = 0; r < b.root_axes.size(); ++r) {
+    m[b.root_axes[r]->var] = simplify(b.region_min[r] + b.value.at(b.root_axes[r]->var.id()));
+  }
+  return m;
+}
+
+// The region of `st` needed by one iteration of its attach loop.
+void infer_attached_region(const StageNode& st, const BoundMap& bm, StageBounds& b) {
+  const StageNode& y = *st.attach_stage;
+  const StageBounds& yb = bm.at(&y);
+  auto pos = std::find(y.leaf_iter_vars.begin(), y.leaf_iter_vars.end(), st.attach_ivar);
+  VarRanges inner;
+  for (auto it = pos + 1; it != y.leaf_iter_vars.end(); ++it) {
+    inner[(*it)->var] = Interval::range(0, yb.extent.at((*it)->var.id()));
+  }
+  VarMap vals = root_values(yb);
+  size_t ndim = st.op->axis.size();
+  std::vector<Interval> region(ndim);
+  bool first = true;
+  for (const std::vector<Expr>& idx : reads_of(yb.body, st)) {
+    for (size_t d = 0; d < ndim; ++d) {
+      Interval iv = eval_interval(substitute(idx[d], vals), inner);
+      region[d] = first ? iv : interval_union(region[d], iv);
+    }
+    first = false;
+  }
+  for (size_t d = 0; d < ndim; ++d) {
+    int64_t full = st.op->axis[d]->extent;
+    b.region_min[d] = make_int(0);
+    b.region_extent[d] = full;
+    if (first || !region[d].bounded()) continue;
+    Expr lo = simplify(max(region[d].min, make_int(0)));
+    Expr hi = simplify(min(region[d].max, make_int(full - 1)));
+    std::optional<int64_t> ext = const_upper_bound(simplify(hi - lo + make_int(1)), bm.loop_ranges);
+    if (!ext) continue;
+    b.region_min[d] = lo;
+    b.region_extent[d] = std::max<int64_t>(1, std::min(*ext, full));
+  }
+}
+
+// Replays splits and fuses on the region's extents: loop extents, axis values, guards.
+void replay_relations(const StageNode& st, StageBounds& b, VarRanges& loop_ranges) {
+  for (size_t r = 0; r < b.root_axes.size(); ++r) {
+    b.extent[b.root_axes[r]->var.id()] = b.region_extent[r];
+  }
+  std::vector<bool> exact(st.relations.size(), true);
+  for (size_t i = 0; i < st.relations.size(); ++i) {
+    const IterVarRelation& rel = st.relations[i];
+    if (rel.kind == IterVarRelation::kSplit) {
+      int64_t pe = b.extent.at(rel.parent->var.id());
+      int64_t inner = std::min(rel.factor, pe);
+      int64_t outer = (pe + inner - 1) / inner;
+      b.extent[rel.outer->var.id()] = outer;
+      b.extent[rel.inner->var.id()] = inner;
+      exact[i] = outer * inner == pe;
+    } else {
+      b.extent[rel.fused->var.id()] =
+          b.extent.at(rel.outer->var.id()) * b.extent.at(rel.inner->var.id());
+    }
+  }
+  for (const IterVar& leaf : st.leaf_iter_vars) {
+    b.value[leaf->var.id()] = leaf->var;
+    loop_ranges[leaf->var] = Interval::range(0, b.extent.at(leaf->var.id()));
+  }
+  for (size_t i = st.relations.size(); i-- > 0;) {
+    const IterVarRelation& rel = st.relations[i];
+    if (rel.kind == IterVarRelation::kSplit) {
+      Expr v = b.value.at(rel.outer->var.id()) * make_int(b.extent.at(rel.inner->var.id())) +
+               b.value.at(rel.inner->var.id());
+      b.value[rel.parent->var.id()] = v;
+      if (!exact[i]) b.guards.push_back(v < make_int(b.extent.at(rel.parent->var.id())));
+    } else {
+      Expr f = b.value.at(rel.fused->var.id());
+      Expr n = make_int(b.extent.at(rel.inner->var.id()));
+      b.value[rel.outer->var.id()] = f / n;
+      b.value[rel.inner->var.id()] = f % n;
+    }
+  }
+  // Points outside the operation's domain are never computed (a region may overhang its end).
+  for (size_t r = 0; r < b.root_axes.size(); ++r) {
+    const IterVar& ax = b.root_axes[r];
+    if (b.region_extent[r] == ax->extent && is_const_int(b.region_min[r], ax->min)) continue;
+    b.guards.push_back(b.region_min[r] + b.value.at(ax->var.id()) < make_int(ax->min + ax->extent));
+  }
+  for (Expr& g : b.guards) g = simplify(g);
+}
+
+void check_attachment(const Schedule& sch, const StageNode& st, const BoundMap& bm,
+                      const std::vector<const StageNode*>& consumers) {
+  const StageNode& y = *st.attach_stage;
+  std::string what = str("stage '", st.name(), "': compute_at '", y.name(), "'");
+  if (y.attach_type == AttachType::kInline) {
+    throw ScheduleError(str(what, ": stage '", y.name(),
+                            "' is inlined and has no loops; compute it at a stage that has loops"));
+  }
+  if (!y.is_leaf(st.attach_ivar)) {
+    throw ScheduleError(str(what, ": axis '", st.attach_ivar->var.name(),
+                            "' is no longer a loop of '", y.name(),
+                            "' (split or fused after compute_at); compute_at one of its current "
+                            "loops"));
+  }
+  for (const StageNode* c : consumers) {
+    if (c != &y) {
+      throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
+                              "'; compute_at needs a single consumer (use compute_root)"));
+    }
+  }
+  if (consumers.empty()) {
+    throw ScheduleError(str(what, ": '", y.name(), "' does not read '", st.name(), "'"));
+  }
+}
+
+}  // namespace
+
+BoundMap infer_bounds(const Schedule& sch) {
+  BoundMap bm;
+  const auto& stages = sch.stages();
+  for (const StagePtr& st : stages) {
+    if (st->attach_type == AttachType::kInline) continue;
+    StageBounds& b = bm.stages[st.get()];
+    b.body = inline_stages(st->body(), sch);
+    b.root_axes = st->op->axis;
+    b.root_axes.insert(b.root_axes.end(), st->op->reduce_axis.begin(), st->op->reduce_axis.end());
+  }
+  // Consumers before producers: a producer's region depends on its consumer's loops.
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const StageNode& st = **it;
+    if (st.attach_type == AttachType::kInline) continue;
+    StageBounds& b = bm.stages.at(&st);
+    b.region_min.assign(b.root_axes.size(), make_int(0));
+    b.region_extent.clear();
+    for (const IterVar& ax : b.root_axes) {
+      b.region_min[b.region_extent.size()] = make_int(ax->min);
+      b.region_extent.push_back(ax->extent);
+    }
+    if (st.attach_type == AttachType::kScope) {
+      std::vector<const StageNode*> consumers;
+      for (const StagePtr& c : stages) {
+        if (c->attach_type != AttachType::kInline && reads(bm.at(c.get()).body, st)) {
+          consumers.push_back(c.get());
+        }
+      }
+      check_attachment(sch, st, bm, consumers);
+      infer_attached_region(st, bm, b);
+    }
+    replay_relations(st, b, bm.loop_ranges);
+  }
+  return bm;
+}
+
+}  // namespace tessera

@@ -1,0 +1,280 @@
+#include "compiler/passes/schedule_ops.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/arith/simplify.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/te/te.h"
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+
+struct Storage {
+  Buffer buffer;
+  std::vector<Expr> offset;  // subtracted from each index (the region start of a local buffer)
+  bool allocate_at_attach = false;
+};
+
+class NestBuilder {
+ public:
+  NestBuilder(const Schedule& sch, const BoundMap& bm, const std::vector<ArgBinding>& args)
+      : sch_(sch), bm_(bm), args_(args) {}
+
+  Stmt build() {
+    assign_storage();
+    std::vector<Stmt> produces;
+    std::vector<Buffer> root_allocs;
+    for (const StagePtr& st : sch_.stages()) {
+      if (st->attach_type != AttachType::kRoot) continue;
+      produces.push_back(produce(*st));
+      const Storage& s = storage_.at(st.get());
+      if (s.buffer && !is_arg(*st)) root_allocs.push_back(s.buffer);
+    }
+    Stmt body = make_seq(produces);
+    for (auto it = root_allocs.rbegin(); it != root_allocs.rend(); ++it) {
+      body = make_allocate(*it, body);
+    }
+    return body;
+  }
+
+ private:
+  bool is_arg(const StageNode& st) const {
+    for (const ArgBinding& a : args_) {
+      if (a.op == st.op || a.op == st.origin_op) return true;
+    }
+    return false;
+  }
+
+  void assign_storage() {
+    NameTable names;
+    for (const ArgBinding& a : args_) names.unique(a.buffer->name);
+    for (const StagePtr& st : sch_.stages()) {
+      if (st->attach_type == AttachType::kInline) continue;
+      Storage s;
+      const StageBounds& b = bm_.at(st.get());
+      size_t ndim = st->op->axis.size();
+      for (const ArgBinding& a : args_) {
+        if (a.op == st->op || a.op == st->origin_op) s.buffer = a.buffer;
+      }
+      if (s.buffer) {
+        s.offset.assign(ndim, make_int(0));
+      } else if (st->attach_type == AttachType::kScope) {
+        std::vector<int64_t> shape(b.region_extent.begin(), b.region_extent.begin() + ndim);
+        std::string scope = st->scope == "global" ? "local" : st->scope;
+        s.buffer = make_buffer(names.unique(st->name()), st->op->dtype, shape, scope);
+        s.offset.assign(b.region_min.begin(), b.region_min.begin() + ndim);
+        s.allocate_at_attach = true;
+      } else {
+        if (st->is_output) {
+          throw LowerError(str("lower: output '", st->name(),
+                               "' is not in the argument list; pass it so the result has a home"));
+        }
+        s.buffer = make_buffer(names.unique(st->name()), st->op->dtype, st->op->shape, st->scope);
+        s.offset.assign(ndim, make_int(0));
+      }
+      storage_[st.get()] = s;
+    }
+  }
+
+  // Reads of tensors become reads of their buffers.
+  class LoadLowerer : public IRMutator {
+   public:
+    LoadLowerer(const NestBuilder& nb, const StageNode& reader) : nb_(nb), reader_(reader) {}
+    using IRMutator::mutate;
+
+   protected:
+    Expr mutate_ProducerLoad(const ProducerLoadNode* op, const Expr& e) override {
+      bool changed = false;
+      std::vector<Expr> idx = mutate_all(op->indices, &changed);
+      if (op->op->kind == OpKind::kPlaceholder) {
+        for (const ArgBinding& a : nb_.args_) {
+          if (a.op == op->op) return make_buffer_load(a.buffer, idx);
+        }
+        throw LowerError(str("lower: stage '", reader_.name(), "' reads input '", op->op->name,
+                             "', which is not in the argument list; add it to the arguments"));
+      }
+      StagePtr st = nb_.sch_.find(op->op);
+      if (!st) {
+        throw LowerError(str("lower: stage '", reader_.name(), "' reads '", op->op->name,
+                             "', which this schedule does not compute"));
+      }
+      const Storage& s = nb_.storage_.at(st.get());
+      for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - s.offset[d];
+      return make_buffer_load(s.buffer, idx);
+    }
+
+   private:
+    const NestBuilder& nb_;
+    const StageNode& reader_;
+  };
+
+  Expr lower_loads(const Expr& e, const StageNode& reader) const {
+    LoadLowerer l(*this, reader);
+    return l.mutate(e);
+  }
+
+  static Expr combine(ReduceKind k, const Expr& acc, const Expr& v) {
+    switch (k) {
+      case ReduceKind::kSum: return acc + v;
+      case ReduceKind::kMax: return max(acc, v);
+      case ReduceKind::kMin: return min(acc, v);
+    }
+    return Expr();
+  }
+
+  // The position (1 + index) of the innermost leaf a guard uses; 0 when it uses none.
+  static size_t guard_level(const Expr& g, const StageNode& st) {
+    size_t level = 0;
+    for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
+      if (uses_var(g, st.leaf_iter_vars[i]->var)) level = i + 1;
+    }
+    return level;
+  }
+  static bool uses_reduce_leaf(const Expr& g, const StageNode& st) {
+    for (const IterVar& iv : st.leaf_iter_vars) {
+      if (iv->kind == IterKind::kReduce && uses_var(g, iv->var)) return true;
+    }
+    return false;
+  }
+
+  Stmt wrap_guards(Stmt s, const StageNode& st, size_t level, bool init) const {
+    const StageBounds& b = bm_.at(&st);
+    for (auto it = b.guards.rbegin(); it != b.guards.rend(); ++it) {
+      if (guard_level(*it, st) != level) continue;
+      if (init && uses_reduce_leaf(*it, st)) continue;
+      s = make_if(*it, s);
+    }
+    return s;
+  }
+
+  Stmt make_loop(const StageNode& st, const IterVar& leaf, Stmt body) const {
+    ForKind kind = ForKind::kSerial;
+    switch (st.annotation(leaf)) {
+      case Annotation::kNone: break;
+      case Annotation::kUnroll: kind = ForKind::kUnrolled; break;
+      case Annotation::kVectorize: kind = ForKind::kVectorized; break;
+      case Annotation::kParallel: kind = ForKind::kParallel; break;
+    }
+    int64_t ext = bm_.at(&st).extent.at(leaf->var.id());
+    Stmt loop = make_for(leaf->var, make_int(0), make_int(ext), kind, body);
+    auto it = st.pragmas.find(leaf->var.id());
+    if (it != st.pragmas.end()) {
+      for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+        loop = make_attr("pragma_" + p->first, p->second, loop);
+      }
+    }
+    return loop;
+  }
+
+  // Stages computed at `leaf` of `st`, in topological order.
+  std::vector<const StageNode*> attached_at(const StageNode& st, const IterVar& leaf) const {
+    std::vector<const StageNode*> out;
+    for (const StagePtr& p : sch_.stages()) {
+      if (p->attach_type == AttachType::kScope && p->attach_stage.get() == &st &&
+          p->attach_ivar == leaf) {
+        out.push_back(p.get());
+      }
+    }
+    return out;
+  }
+
+  Stmt init_nest(const StageNode& st, size_t level, size_t start, const Stmt& init) const {
+    Stmt s;
+    if (level == st.leaf_iter_vars.size()) {
+      s = init;
+    } else {
+      const IterVar& leaf = st.leaf_iter_vars[level];
+      Stmt inner = init_nest(st, level + 1, start, init);
+      s = leaf->kind == IterKind::kReduce ? inner : make_loop(st, leaf, inner);
+    }
+    return level == start ? s : wrap_guards(s, st, level, true);
+  }
+
+  Stmt update_nest(const StageNode& st, size_t level, const Stmt& update, const Stmt& init,
+                   size_t first_reduce) const {
+    size_t n = st.leaf_iter_vars.size();
+    Stmt s;
+    if (level == n) {
+      s = update;
+    } else {
+      const IterVar& leaf = st.leaf_iter_vars[level];
+      std::vector<const StageNode*> inside = attached_at(st, leaf);
+      if (st.annotation(leaf) == Annotation::kVectorize) {
+        if (level != n - 1) {
+          throw ScheduleError(str("stage '", st.name(), "': vectorize: axis '", leaf->var.name(),
+                                  "' is not the innermost loop of the stage; reorder it to the "
+                                  "innermost position or vectorize the innermost loop"));
+        }
+        if (!inside.empty()) {
+          throw ScheduleError(str("stage '", st.name(), "': vectorize: stage '",
+                                  inside.front()->name(), "' is computed inside vectorized axis '",
+                                  leaf->var.name(), "'; compute it at an outer loop"));
+        }
+      }
+      Stmt inner = update_nest(st, level + 1, update, init, first_reduce);
+      std::vector<Stmt> seq;
+      for (const StageNode* p : inside) seq.push_back(produce(*p));
+      seq.push_back(inner);
+      inner = make_seq(seq);
+      for (auto it = inside.rbegin(); it != inside.rend(); ++it) {
+        const Storage& ps = storage_.at(*it);
+        if (ps.allocate_at_attach) inner = make_allocate(ps.buffer, inner);
+      }
+      s = make_loop(st, leaf, inner);
+    }
+    if (init.defined() && level == first_reduce) s = make_seq({init_nest(st, level, level, init), s});
+    return wrap_guards(s, st, level, false);
+  }
+
+  Stmt produce(const StageNode& st) const {
+    const StageBounds& b = bm_.at(&st);
+    const Storage& s = storage_.at(&st);
+    VarMap vals;
+    for (size_t r = 0; r < b.root_axes.size(); ++r) {
+      vals[b.root_axes[r]->var] = b.region_min[r] + b.value.at(b.root_axes[r]->var.id());
+    }
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < st.op->axis.size(); ++d) {
+      idx.push_back(simplify(vals.at(st.op->axis[d]->var) - s.offset[d]));
+    }
+    Stmt update, init;
+    size_t first_reduce = st.leaf_iter_vars.size();
+    if (const auto* r = b.body.as<ReduceNode>()) {
+      Expr src = lower_loads(substitute(r->source, vals), st);
+      Expr acc = make_buffer_load(s.buffer, idx);
+      update = make_store(s.buffer, idx, combine(r->combiner, acc, src));
+      if (r->condition.defined()) {
+        update = make_if(lower_loads(substitute(r->condition, vals), st), update);
+      }
+      init = make_store(s.buffer, idx, reduce_identity(r->combiner, st.op->dtype));
+      for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
+        if (st.leaf_iter_vars[i]->kind == IterKind::kReduce) {
+          first_reduce = i;
+          break;
+        }
+      }
+    } else {
+      update = make_store(s.buffer, idx, lower_loads(substitute(b.body, vals), st));
+    }
+    return make_attr("produce", st.name(), update_nest(st, 0, update, init, first_reduce));
+  }
+
+  const Schedule& sch_;
+  const BoundMap& bm_;
+  const std::vector<ArgBinding>& args_;
+  std::map<const StageNode*, Storage> storage_;  // lookup only
+};
+
+}  // namespace
+
+Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds, const std::vector<ArgBinding>& args) {
+  NestBuilder nb(sch, bounds, args);
+  return nb.build();
+}
+
+}  // namespace tessera

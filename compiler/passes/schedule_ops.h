@@ -1,0 +1,30 @@
+// schedule_ops: builds the loop nest of a whole schedule from the inferred bounds.
+//
+// Root stages are produced in topological order at the top level; a stage computed at a
+// consumer's loop is produced at the start of that loop's body, in a buffer allocated there that
+// covers only its region. Each stage's loops are its leaf axes, outermost first, with the
+// annotations as loop kinds and pragmas as attributes. A reduction gets an init nest (the
+// data-parallel loops inside its first reduction loop, writing the identity) and an update nest.
+// Guards from infer_bounds are placed just inside the innermost loop whose variable they use.
+// Reads of stages and placeholders become reads of their buffers.
+#pragma once
+
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/passes/infer_bounds.h"
+#include "schedule/schedule.h"
+
+namespace tessera {
+
+struct ArgBinding {
+  Operation op;
+  Buffer buffer;
+};
+
+// Raises ScheduleError for a schedule that cannot be laid out (a vectorized loop that is not its
+// stage's innermost loop, or that has a stage computed inside it) and LowerError for a tensor the
+// nest needs that is neither computed nor an argument.
+Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds, const std::vector<ArgBinding>& args);
+
+}  // namespace tessera

@@ -1,2 +1,0 @@
-// Replaced by the NPU target sources.
-namespace tessera::npu {}

@@ -1,0 +1,192 @@
+#include "runtime/npu/prepare_program.h"
+
+#include <algorithm>
+
+#include "runtime/error.h"
+
+namespace tessera::npu {
+namespace {
+
+// Token queue per (queue, flag), following load -> compute -> store.
+constexpr uint8_t N = kNoTokenQueue;
+constexpr uint8_t kPopPrevTq[3] = {N, 0, 2};
+constexpr uint8_t kPopNextTq[3] = {1, 3, N};
+constexpr uint8_t kPushPrevTq[3] = {N, 1, 3};
+constexpr uint8_t kPushNextTq[3] = {0, 2, N};
+
+uint64_t last_addr(const Affine& a, uint16_t ext0, uint16_t ext1) {
+  return uint64_t(a.base) + uint64_t(a.stride0) * (ext0 - 1) + uint64_t(a.stride1) * (ext1 - 1);
+}
+
+class Checker {
+ public:
+  Checker(const Kernel& k, const Target& t, PreparedProgram& p) : k_(k), t_(t), p_(p) {}
+
+  [[noreturn]] void fail(size_t i, const std::string& what) const {
+    throw SimulationError(str(describe_insn(k_, i), ": ", what));
+  }
+
+  // Records a touch of rows [first, end) of `mem` and checks it is in range.
+  void rows(size_t i, Mem mem, uint64_t first, uint64_t end, const char* role) {
+    uint64_t limit = mem == Mem::kAcc ? t_.acc_rows() : t_.sram_rows();
+    if (end > limit)
+      fail(i, str(role, " touches ", mem == Mem::kAcc ? "accumulator" : "SRAM", " rows [", first,
+                  ", ", end, ") but the ", mem == Mem::kAcc ? "accumulator" : "SRAM", " has ",
+                  limit, " rows (", mem == Mem::kAcc ? t_.acc_bytes : t_.sram_bytes, " bytes)"));
+    uint64_t& used = mem == Mem::kAcc ? p_.acc_rows_used : p_.sram_rows_used;
+    used = std::max(used, end);
+  }
+
+  void loop(size_t i, uint16_t ext0, uint16_t ext1) {
+    if (ext0 == 0 || ext1 == 0)
+      fail(i, str("empty loop ext=", ext0, "x", ext1, "; extents must be >= 1"));
+  }
+
+  void dma(size_t i, const Insn& insn, PreparedOp& op) {
+    const Dma& d = insn.dma;
+    bool load = insn.opcode == Opcode::kLoad;
+    if (d.rows == 0 || d.cols == 0) fail(i, str("empty transfer size=", d.rows, "x", d.cols));
+    if (!load && (d.pad_top || d.pad_bottom || d.pad_left || d.pad_right))
+      fail(i, "a store cannot pad; padding is for loads only");
+    uint64_t unit = d.mem == Mem::kAcc ? 4 * t_.mac_out : t_.mac_in;
+    uint64_t total_rows = uint64_t(d.pad_top) + d.rows + d.pad_bottom;
+    uint64_t width = uint64_t(d.pad_left) + d.cols + d.pad_right;
+    uint64_t end = uint64_t(d.sram_addr) + (total_rows - 1) * d.sram_stride + width;
+    rows(i, d.mem, d.sram_addr, end, load ? "destination" : "source");
+    uint64_t ddr_end = uint64_t(d.ddr_addr) + uint64_t(d.rows - 1) * d.ddr_stride + d.cols * unit;
+    if (ddr_end > k_.ddr_bytes())
+      fail(i, str("DDR bytes [", d.ddr_addr, ", ", ddr_end,
+                  ") are outside the kernel's DDR space of ", k_.ddr_bytes(), " bytes"));
+    op.is_dma = true;
+    op.is_store = !load;
+    op.ddr_bytes = uint64_t(d.rows) * d.cols * unit;
+    uint64_t bpc = t_.ddr_bytes_per_cycle;
+    op.cycles = (op.ddr_bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
+  }
+
+  void gemm(size_t i, const Gemm& g, PreparedOp& op) {
+    loop(i, g.ext0, g.ext1);
+    rows(i, Mem::kAcc, g.acc.base, last_addr(g.acc, g.ext0, g.ext1) + 1, "acc operand");
+    rows(i, Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1, "inp operand");
+    rows(i, Mem::kSram, g.wgt.base, last_addr(g.wgt, g.ext0, g.ext1) + t_.mac_out, "wgt operand");
+    uint64_t steps = uint64_t(g.ext0) * g.ext1;
+    op.cycles = t_.gemm_fixed_cycles + steps;
+    p_.macs += steps * t_.macs_per_cycle();
+  }
+
+  void vector(size_t i, const Vector& v, PreparedOp& op) {
+    loop(i, v.ext0, v.ext1);
+    bool unary = v.op == VecOp::kRelu || v.op == VecOp::kClip || v.op == VecOp::kRequantize;
+    if (unary && !v.use_imm)
+      fail(i, str(vec_op_name(v.op), " takes immediate parameters, not a tensor operand"));
+    if (v.op == VecOp::kRelu && v.imm != 0) fail(i, "relu takes no immediate");
+    if (v.op == VecOp::kClip && v.imm > v.imm_hi)
+      fail(i, str("clip bounds are reversed: lo=", v.imm, " > hi=", v.imm_hi));
+    if (v.op == VecOp::kShr && v.use_imm && (v.imm < 0 || v.imm > 31))
+      fail(i, str("shift amount ", v.imm, " is out of range [0, 31]"));
+    if (v.op == VecOp::kRequantize && v.shift > 62)
+      fail(i, str("requantize shift ", int(v.shift), " is out of range [0, 62]"));
+    rows(i, v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1, "dst operand");
+    rows(i, v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1, "src operand");
+    if (!v.use_imm)
+      rows(i, v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1, "src2 operand");
+    uint64_t iters = uint64_t(v.ext0) * v.ext1;
+    uint64_t per_row = (t_.mac_out + t_.vector_lanes - 1) / t_.vector_lanes;
+    op.cycles = t_.vector_fixed_cycles + iters * per_row;
+    p_.vector_ops += iters * t_.mac_out;
+  }
+
+  void deps(size_t i, const Insn& insn, PreparedOp& op) {
+    const Deps& d = insn.deps;
+    int q = op.queue;
+    auto need = [&](bool on, uint8_t tq, const char* flag) {
+      if (on && tq == kNoTokenQueue)
+        fail(i, str("the ", queue_name(Queue(q)), " queue has no ", q == 0 ? "previous" : "next",
+                    " queue, so ", flag, " is illegal"));
+    };
+    need(d.pop_prev, kPopPrevTq[q], "pop_prev");
+    need(d.pop_next, kPopNextTq[q], "pop_next");
+    need(d.push_prev, kPushPrevTq[q], "push_prev");
+    need(d.push_next, kPushNextTq[q], "push_next");
+    int n = 0;
+    if (d.pop_prev) op.pops[n++] = kPopPrevTq[q];
+    if (d.pop_next) op.pops[n++] = kPopNextTq[q];
+    n = 0;
+    if (d.push_prev) op.pushes[n++] = kPushPrevTq[q];
+    if (d.push_next) op.pushes[n++] = kPushNextTq[q];
+  }
+
+ private:
+  const Kernel& k_;
+  const Target& t_;
+  PreparedProgram& p_;
+};
+
+}  // namespace
+
+const char* token_queue_name(int tq) {
+  static const char* const kNames[kNumTokenQueues] = {"load->compute", "compute->load",
+                                                      "compute->store", "store->compute"};
+  return tq >= 0 && tq < kNumTokenQueues ? kNames[tq] : "none";
+}
+
+std::string describe_insn(const Kernel& kernel, size_t index) {
+  return str("instruction #", index, " (", disassemble(kernel.program[index]), ")");
+}
+
+PreparedProgram prepare_program(const Kernel& k, const Target& t) {
+  check_kernel_target(k, t);
+  PreparedProgram p;
+  Checker c(k, t, p);
+  const size_t n = k.program.size();
+  if (n == 0)
+    throw SimulationError(
+        str("kernel '", k.name, "': the program is empty; it must end with finish"));
+  if (n > 0xffffffffull) throw SimulationError(str("kernel '", k.name, "': too many instructions"));
+  p.ops.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Insn& insn = k.program[i];
+    PreparedOp& op = p.ops[i];
+    if (!is_known_opcode(insn.opcode))
+      c.fail(i, str("unknown opcode ", int(static_cast<uint8_t>(insn.opcode))));
+    if (insn.opcode == Opcode::kFinish && i + 1 != n)
+      c.fail(i, str("finish must be the last instruction, but ", n - 1 - i, " follow it"));
+    if (insn.opcode == Opcode::kSync && static_cast<uint8_t>(insn.sync_queue) > 2)
+      c.fail(i, "sync names an unknown queue");
+    op.queue = static_cast<uint8_t>(queue_of(insn));
+    c.deps(i, insn, op);
+    switch (insn.opcode) {
+      case Opcode::kLoad:
+      case Opcode::kStore:
+        c.dma(i, insn, op);
+        break;
+      case Opcode::kGemm:
+        c.gemm(i, insn.gemm, op);
+        break;
+      case Opcode::kVector:
+        c.vector(i, insn.vec, op);
+        break;
+      default:
+        op.cycles = 1;
+        break;  // sync, finish
+    }
+    p.insn_count[static_cast<uint8_t>(insn.opcode)]++;
+    p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
+    for (uint8_t tq : op.pushes)
+      if (tq != kNoTokenQueue) p.pushes_total[tq]++;
+  }
+  if (k.program[n - 1].opcode != Opcode::kFinish) c.fail(n - 1, "the program must end with finish");
+  // Token underflow: a pop with no matching push anywhere in the program can never be satisfied.
+  std::array<uint64_t, kNumTokenQueues> pops{};
+  for (size_t i = 0; i < n; ++i)
+    for (uint8_t tq : p.ops[i].pops) {
+      if (tq == kNoTokenQueue) continue;
+      if (++pops[tq] > p.pushes_total[tq])
+        c.fail(i, str("token underflow: pop #", pops[tq], " from the ", token_queue_name(tq),
+                      " token queue, but the program pushes only ", p.pushes_total[tq],
+                      " tokens onto it"));
+    }
+  return p;
+}
+
+}  // namespace tessera::npu

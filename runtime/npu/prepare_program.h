@@ -1,0 +1,51 @@
+// The simulator's first step, shared by both modes: check every instruction against the target
+// and the kernel's DDR space, and precompute what the timing model needs per instruction.
+// Static errors (unknown opcode, illegal dependency flag, out-of-range SRAM/accumulator/DDR
+// access, bad operand, token underflow, missing finish) are SimulationErrors that name the
+// instruction's index and disassembly, raised before anything runs: timing mode catches exactly
+// the errors functional mode does.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/npu/kernel.h"
+#include "runtime/npu/target.h"
+
+namespace tessera::npu {
+
+constexpr uint8_t kNoTokenQueue = 0xff;
+// Token queues, named by direction: load->compute, compute->load, compute->store, store->compute.
+constexpr int kNumTokenQueues = 4;
+const char* token_queue_name(int tq);
+
+// What the scheduler needs about one instruction, packed for the hot loop.
+struct PreparedOp {
+  uint64_t cycles = 0;     // compute: whole duration; DMA: cycles holding the DDR port
+  uint64_t ddr_bytes = 0;  // DMA: bytes moved over the DDR port
+  uint8_t queue = 0;
+  bool is_dma = false;
+  bool is_store = false;
+  uint8_t pops[2] = {kNoTokenQueue, kNoTokenQueue};    // token queues popped before starting
+  uint8_t pushes[2] = {kNoTokenQueue, kNoTokenQueue};  // token queues pushed on completion
+};
+
+struct PreparedProgram {
+  std::vector<PreparedOp> ops;
+  std::array<std::vector<uint32_t>, 3> queue_insns;  // program indices per queue, in order
+  std::array<uint64_t, kNumTokenQueues> pushes_total{};
+  std::array<uint64_t, kNumOpcodes> insn_count{};
+  uint64_t macs = 0;
+  uint64_t vector_ops = 0;      // element operations
+  uint64_t sram_rows_used = 0;  // highest SRAM row touched + 1
+  uint64_t acc_rows_used = 0;
+};
+
+PreparedProgram prepare_program(const Kernel& kernel, const Target& target);
+
+// "instruction #12 (gemm ...)": how every simulation error names an instruction.
+std::string describe_insn(const Kernel& kernel, size_t index);
+
+}  // namespace tessera::npu

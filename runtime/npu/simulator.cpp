@@ -1,0 +1,246 @@
+#include "runtime/npu/simulator.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/error.h"
+#include "runtime/npu/execute_insn.h"
+#include "runtime/npu/prepare_program.h"
+
+namespace tessera::npu {
+namespace {
+
+constexpr uint64_t kNever = UINT64_MAX;
+
+// A dependency-token queue, recorded as history: push times are known as soon as the pushing
+// instruction starts (its completion is fixed then), pops when the popping one starts.
+struct TokenQueue {
+  std::vector<uint64_t> push_time;
+  std::vector<uint32_t> pusher;
+  std::vector<uint64_t> pop_time;
+};
+
+struct Unit {
+  const uint32_t* insns = nullptr;  // program indices of this queue
+  size_t size = 0;
+  size_t pos = 0;  // next instruction to start
+  uint64_t free_at = 0;
+  std::vector<uint64_t> complete;  // completion time per position, for the fetcher
+};
+
+// The scheduler. Instructions start in nondecreasing time order (see docs/npu_isa.md, "Timing
+// model"): at each step the unit whose next instruction can start earliest starts it, ties going
+// to load, then compute, then store. An instruction's completion time is fixed when it starts
+// (DDR port requests are granted first-come first-served by ready time, which is start order), so
+// every token push time is known before anyone needs it, and functional mode can apply each
+// instruction's data effect at its start in this same order.
+template <bool kFunctional>
+class Scheduler {
+ public:
+  Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr)
+      : k_(k), t_(t), p_(p), n_(p.ops.size()) {
+    depth_[0] = uint64_t(t.load_queue_depth);
+    depth_[1] = uint64_t(t.compute_queue_depth);
+    depth_[2] = uint64_t(t.store_queue_depth);
+    qindex_.resize(n_);
+    dispatch_.resize(n_);
+    for (int u = 0; u < kNumQueues; ++u) {
+      const std::vector<uint32_t>& list = p.queue_insns[u];
+      units_[u].insns = list.data();
+      units_[u].size = list.size();
+      units_[u].complete.resize(list.size());
+      for (size_t j = 0; j < list.size(); ++j) qindex_[list[j]] = uint32_t(j);
+    }
+    for (int q = 0; q < kNumTokenQueues; ++q) {
+      tokens_[q].push_time.reserve(p.pushes_total[q]);
+      tokens_[q].pusher.reserve(p.pushes_total[q]);
+      tokens_[q].pop_time.reserve(p.pushes_total[q]);
+    }
+    if (kFunctional) {
+      mem_.sram.assign(size_t(t.sram_bytes), 0);
+      mem_.acc.assign(size_t(t.acc_bytes / 4), 0);
+      mem_.ddr = ddr->data();
+      mem_.ddr_size = ddr->size();
+    }
+  }
+
+  SimStats run() {
+    advance_fetch();
+    for (size_t done = 0; done < n_; ++done) {
+      uint64_t best = kNever;
+      int unit = -1;
+      for (int u = 0; u < kNumQueues; ++u) {
+        uint64_t t = candidate(u);
+        if (t < best) best = t, unit = u;
+      }
+      if (unit < 0) report_deadlock();
+      start(unit, best);
+      advance_fetch();
+    }
+    for (int q = 0; q < kNumTokenQueues; ++q) {
+      const TokenQueue& tq = tokens_[q];
+      size_t k = tq.pop_time.size() + size_t(t_.token_queue_depth);
+      if (k < tq.push_time.size()) overflow(q, k);
+    }
+    stats_.insn_count = p_.insn_count;
+    stats_.macs = p_.macs;
+    stats_.vector_ops = p_.vector_ops;
+    stats_.sram_peak_bytes = p_.sram_rows_used * uint64_t(t_.mac_in);
+    stats_.acc_peak_bytes = p_.acc_rows_used * uint64_t(4 * t_.mac_out);
+    return stats_;
+  }
+
+ private:
+  // Earliest start of unit u's next instruction, or kNever if it is not dispatched yet or waits
+  // for a token whose pusher has not started.
+  uint64_t candidate(int u) const {
+    const Unit& s = units_[u];
+    if (s.pos == s.size) return kNever;
+    uint32_t i = s.insns[s.pos];
+    if (i >= fetch_) return kNever;
+    uint64_t t = std::max(s.free_at, dispatch_[i]);
+    for (uint8_t q : p_.ops[i].pops) {
+      if (q == kNoTokenQueue) break;
+      const TokenQueue& tq = tokens_[q];
+      size_t k = tq.pop_time.size();
+      if (k >= tq.push_time.size()) return kNever;
+      t = std::max(t, tq.push_time[k]);
+    }
+    return t;
+  }
+
+  void start(int u, uint64_t t) {
+    Unit& s = units_[u];
+    uint32_t i = s.insns[s.pos];
+    const PreparedOp& op = p_.ops[i];
+    UnitStats& st = stats_.units[u];
+    st.stalled_cycles += t - std::max(s.free_at, dispatch_[i]);
+    for (uint8_t q : op.pops) {
+      if (q == kNoTokenQueue) break;
+      TokenQueue& tq = tokens_[q];
+      size_t j = tq.pop_time.size();
+      tq.pop_time.push_back(t);
+      size_t k = j + size_t(t_.token_queue_depth);  // the push that needed this pop to have room
+      if (k < tq.push_time.size() && tq.push_time[k] < t) overflow(q, k);
+    }
+    uint64_t end;
+    if (op.is_dma) {
+      uint64_t ready = t + uint64_t(t_.dma_fixed_cycles);
+      uint64_t xfer = std::max(ready, port_free_);
+      port_free_ = xfer + op.cycles;
+      end = port_free_;
+      st.stalled_cycles += xfer - ready;
+      st.busy_cycles += end - t - (xfer - ready);
+      stats_.ddr_port_busy_cycles += op.cycles;
+      (op.is_store ? stats_.ddr_bytes_written : stats_.ddr_bytes_read) += op.ddr_bytes;
+    } else {
+      end = t + op.cycles;
+      st.busy_cycles += op.cycles;
+    }
+    for (uint8_t q : op.pushes) {
+      if (q == kNoTokenQueue) break;
+      TokenQueue& tq = tokens_[q];
+      size_t k = tq.push_time.size();
+      tq.push_time.push_back(end);
+      tq.pusher.push_back(i);
+      if (k >= size_t(t_.token_queue_depth)) {
+        size_t j = k - size_t(t_.token_queue_depth);
+        if (j < tq.pop_time.size() && tq.pop_time[j] > end) overflow(q, k);
+      }
+    }
+    s.free_at = end;
+    s.complete[s.pos++] = end;
+    st.insns++;
+    stats_.cycles = std::max(stats_.cycles, end);
+    now_ = t;
+    if (kFunctional) execute_insn(k_.program[i], t_, mem_);
+  }
+
+  // The fetcher dispatches instructions in program order, taking no time, and stops while the
+  // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
+  void advance_fetch() {
+    while (fetch_ < n_) {
+      int q = p_.ops[fetch_].queue;
+      uint64_t j = qindex_[fetch_];
+      uint64_t t = fetch_time_;
+      if (j >= depth_[q]) {
+        uint64_t k = j - depth_[q];  // must have completed to free a slot
+        if (units_[q].pos <= k) return;
+        t = std::max(t, units_[q].complete[k]);
+      }
+      dispatch_[fetch_] = fetch_time_ = t;
+      ++fetch_;
+    }
+  }
+
+  [[noreturn]] void overflow(int q, size_t k) const {
+    throw SimulationError(str(describe_insn(k_, tokens_[q].pusher[k]),
+                              ": token queue overflow: push #", k + 1, " onto the ",
+                              token_queue_name(q), " token queue while it already holds ",
+                              t_.token_queue_depth, " tokens (token_queue_depth)"));
+  }
+
+  [[noreturn]] void report_deadlock() const {
+    std::string why;
+    for (int u = 0; u < kNumQueues; ++u) {
+      const Unit& s = units_[u];
+      why += str("; ", queue_name(Queue(u)), " queue ");
+      if (s.pos == s.size) {
+        why += "is empty";
+        continue;
+      }
+      uint32_t i = s.insns[s.pos];
+      if (i >= fetch_) {
+        why += str("waits for instruction #", i, " to be dispatched (the fetcher is stopped at #",
+                   fetch_, " because the ", queue_name(Queue(p_.ops[fetch_].queue)),
+                   " instruction queue is full)");
+        continue;
+      }
+      why += str("waits at ", describe_insn(k_, i));
+      for (uint8_t q : p_.ops[i].pops)
+        if (q != kNoTokenQueue && tokens_[q].pop_time.size() >= tokens_[q].push_time.size())
+          why += str(" for a token on the ", token_queue_name(q), " queue");
+    }
+    throw SimulationError(str("kernel '", k_.name, "': deadlock at cycle ", now_,
+                              ": no queue can make progress", why));
+  }
+
+  const Kernel& k_;
+  const Target& t_;
+  const PreparedProgram& p_;
+  const size_t n_;
+  uint64_t depth_[3];
+  Unit units_[3];
+  TokenQueue tokens_[kNumTokenQueues];
+  std::vector<uint32_t> qindex_;
+  std::vector<uint64_t> dispatch_;
+  size_t fetch_ = 0;
+  uint64_t fetch_time_ = 0;
+  uint64_t port_free_ = 0;
+  uint64_t now_ = 0;
+  SimStats stats_;
+  Memories mem_;
+};
+
+}  // namespace
+
+uint64_t SimStats::total_insns() const {
+  uint64_t n = 0;
+  for (uint64_t c : insn_count) n += c;
+  return n;
+}
+
+SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
+                  std::vector<uint8_t>* ddr) {
+  PreparedProgram prepared = prepare_program(kernel, target);
+  if (mode == SimMode::kTiming) {
+    if (ddr != nullptr) throw ArgumentError("timing mode takes no DDR image; pass nullptr");
+    return Scheduler<false>(kernel, target, prepared, nullptr).run();
+  }
+  if (ddr == nullptr || ddr->size() != kernel.ddr_bytes())
+    throw ArgumentError(str("kernel '", kernel.name, "': functional mode needs a DDR image of ",
+                            kernel.ddr_bytes(), " bytes, got ", ddr ? ddr->size() : 0));
+  return Scheduler<true>(kernel, target, prepared, ddr).run();
+}
+
+}  // namespace tessera::npu

@@ -1,0 +1,61 @@
+// The cycle-level NPU simulator: one implementation, two modes.
+//
+//   timing:     no data; event-driven over the three queues (load, compute, store), which run in
+//               parallel, ordered only by dependency tokens and the fetcher; load and store share
+//               the DDR port. Deterministic: the same kernel gives the same cycles on every run.
+//   functional: the same schedule, and each instruction also moves/computes real data, bit-exact.
+//
+// Both modes first run prepare_program() (static checks) and then the same scheduler, so they
+// raise the same errors and report the same statistics. Every rule is in docs/npu_isa.md.
+// Errors are SimulationErrors naming the instruction's index and disassembly; deadlock is
+// detected (no unit can make progress), never waited out.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/npu/kernel.h"
+#include "runtime/npu/target.h"
+
+namespace tessera::npu {
+
+enum class SimMode { kFunctional, kTiming };
+
+struct UnitStats {
+  uint64_t busy_cycles = 0;     // executing an instruction (a DMA's latency and transfer)
+  uint64_t stalled_cycles = 0;  // an instruction is dispatched but waits: token, DDR port
+  uint64_t insns = 0;
+};
+
+struct SimStats {
+  uint64_t cycles = 0;             // when the last instruction of any queue completes
+  std::array<UnitStats, 3> units;  // indexed by Queue: load, compute, store
+  uint64_t ddr_port_busy_cycles = 0;
+  uint64_t ddr_bytes_read = 0;
+  uint64_t ddr_bytes_written = 0;
+  uint64_t sram_peak_bytes = 0;  // high-water mark: (highest SRAM row touched + 1) x row bytes
+  uint64_t acc_peak_bytes = 0;
+  std::array<uint64_t, kNumOpcodes> insn_count{};  // indexed by opcode value
+  uint64_t macs = 0;
+  uint64_t vector_ops = 0;  // element operations
+
+  const UnitStats& unit(Queue q) const { return units[static_cast<int>(q)]; }
+  uint64_t count(Opcode op) const { return insn_count[static_cast<uint8_t>(op)]; }
+  uint64_t total_insns() const;
+};
+
+// `ddr` is the kernel's DDR space (kernel.ddr_bytes() bytes, laid out by its buffer table); it is
+// read and written in functional mode and must be null in timing mode.
+SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
+                  std::vector<uint8_t>* ddr);
+
+inline SimStats simulate_timing(const Kernel& kernel, const Target& target) {
+  return simulate(kernel, target, SimMode::kTiming, nullptr);
+}
+inline SimStats simulate_functional(const Kernel& kernel, const Target& target,
+                                    std::vector<uint8_t>& ddr) {
+  return simulate(kernel, target, SimMode::kFunctional, &ddr);
+}
+
+}  // namespace tessera::npu

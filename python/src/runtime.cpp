@@ -1,6 +1,114 @@
-// Python bindings for the runtime area (filled in by its owner).
+// Python bindings for lowering, building and running: lower(), build(), Module, NDArray.
+// numpy arrays are passed to kernels without copies (as views of their memory).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "compiler/build.h"
+#include "compiler/ir/ir_printer.h"
+#include "runtime/error.h"
+
+namespace py = pybind11;
 
 namespace tessera::python {
-void bind_runtime(pybind11::module_& m) {}
+
+namespace {
+
+std::string numpy_format(DType t) {
+  switch (t) {
+    case DType::kBool: return "?";
+    case DType::kInt8: return "b";
+    case DType::kInt16: return "h";
+    case DType::kInt32: return "i";
+    case DType::kInt64: return "q";
+    case DType::kUInt8: return "B";
+    case DType::kFloat32: return "f";
+    case DType::kFloat64: return "d";
+  }
+  return "";
+}
+
+// A view of a numpy array (or an NDArray) as argument `index` of module `fn`.
+NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
+  if (py::isinstance<NDArray>(h)) return h.cast<NDArray>();
+  std::string arg = str("argument ", index, index < mod.arg_specs().size()
+                                                ? " '" + mod.arg_specs()[index].name + "'"
+                                                : std::string());
+  if (!py::isinstance<py::array>(h)) {
+    throw ArgumentError(str(mod.name(), ": ", arg, ": expected a numpy array or tessera NDArray"));
+  }
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  if (!(a.flags() & py::array::c_style)) {
+    throw ArgumentError(str(mod.name(), ": ", arg,
+                            ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
+  }
+  std::string dname = py::str(a.dtype().attr("name"));
+  auto t = parse_dtype(dname);
+  if (!t) {
+    throw ArgumentError(str(mod.name(), ": ", arg, ": numpy dtype ", dname, " is not supported"));
+  }
+  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+}
+
+}  // namespace
+
+void bind_runtime(py::module_& m) {
+  py::class_<LoweredFunc>(m, "LoweredFunc")
+      .def_property_readonly("name", [](const LoweredFunc& f) { return f.name; })
+      .def("__str__", [](const LoweredFunc& f) {
+        std::string s = "func " + f.name + "(";
+        for (size_t i = 0; i < f.args.size(); ++i) {
+          const Buffer& b = f.args[i];
+          s += (i ? ", " : "") + b->name + ": " + dtype_name(b->dtype) + shape_to_string(b->shape);
+        }
+        return s + ") {\n" + to_string(f.body) + "}\n";
+      });
+
+  py::class_<NDArray>(m, "NDArray", py::buffer_protocol())
+      .def_property_readonly("shape", [](const NDArray& a) { return a.shape(); })
+      .def_property_readonly("dtype", [](const NDArray& a) { return dtype_name(a.dtype()); })
+      .def_buffer([](NDArray& a) {
+        std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end());
+        std::vector<py::ssize_t> strides(shape.size());
+        py::ssize_t s = bytes_of(a.dtype());
+        for (size_t i = shape.size(); i-- > 0;) {
+          strides[i] = s;
+          s *= shape[i];
+        }
+        return py::buffer_info(a.data(), bytes_of(a.dtype()), numpy_format(a.dtype()),
+                               static_cast<py::ssize_t>(shape.size()), shape, strides);
+      });
+  m.def("nd_empty", [](const std::vector<int64_t>& shape, const std::string& dtype) {
+    auto t = parse_dtype(dtype);
+    if (!t) throw ArgumentError("nd.empty: unknown dtype '" + dtype + "'");
+    return NDArray::empty(shape, *t);
+  });
+
+  py::class_<CpuModule>(m, "Module")
+      .def_property_readonly("name", &CpuModule::name)
+      .def_property_readonly("source", &CpuModule::source)
+      .def_property_readonly("arg_names", [](const CpuModule& mod) {
+        std::vector<std::string> n;
+        for (const ArgSpec& a : mod.arg_specs()) n.push_back(a.name);
+        return n;
+      })
+      .def("__call__", [](const CpuModule& mod, const py::args& args) {
+        std::vector<NDArray> arrays;
+        for (size_t i = 0; i < args.size(); ++i) arrays.push_back(as_ndarray(args[i], i, mod));
+        py::gil_scoped_release release;
+        mod.run(arrays);
+      })
+      .def("export_library", &CpuModule::export_library);
+  m.def("load_module", &CpuModule::load);
+
+  m.def("lower", [](Schedule& s, const std::vector<Tensor>& args, const std::string& name) {
+    return lower(s, args, name);
+  }, py::arg("schedule"), py::arg("args"), py::arg("name") = "main");
+  m.def("build", [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
+                    const std::string& name) {
+    return build(s, args, target, name);
+  }, py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
+}
+
 }  // namespace tessera::python

@@ -1,6 +1,270 @@
-// Python bindings for the te area (filled in by its owner).
+// Python bindings for tensor expressions: Expr (with operators), IterVar, Tensor, Operation and
+// the te functions. Python literals become "weak" constants that take the other operand's type.
+#include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "compiler/ir/ir_printer.h"
+#include "compiler/te/te.h"
+#include "python/src/py_handles.h"
+#include "runtime/error.h"
+
+namespace py = pybind11;
 
 namespace tessera::python {
-void bind_te(pybind11::module_& m) {}
+
+PyIterVar py_iv(const IterVar& iv) { return std::const_pointer_cast<IterVarNode>(iv); }
+std::vector<PyIterVar> py_ivs(const std::vector<IterVar>& v) {
+  std::vector<PyIterVar> out;
+  for (const IterVar& iv : v) out.push_back(py_iv(iv));
+  return out;
+}
+PyOperation py_op(const Operation& op) { return std::const_pointer_cast<OperationNode>(op); }
+
+namespace {
+
+DType dtype_from(const std::string& name) {
+  auto t = parse_dtype(name);
+  if (!t) {
+    throw ExprError(str("unknown dtype '", name,
+                        "'; known: bool, int8, int16, int32, int64, uint8, float32, float64"));
+  }
+  return *t;
+}
+
+bool is_literal(const py::handle& h) {
+  return py::isinstance<py::int_>(h) || py::isinstance<py::float_>(h) ||
+         py::isinstance<py::bool_>(h);
+}
+
+// A Python value as an Expr; literals take `like`'s type (int32 / float32 / bool when alone).
+Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
+  if (py::isinstance<Expr>(h)) return h.cast<Expr>();
+  if (py::isinstance<IterVarNode>(h)) return h.cast<PyIterVar>()->var;
+  if (py::isinstance<py::bool_>(h)) return make_bool(h.cast<bool>());
+  if (py::isinstance<py::int_>(h)) {
+    int64_t v = h.cast<int64_t>();
+    if (like) return int_literal(v, *like);
+    return int_literal(v, DType::kInt32);
+  }
+  if (py::isinstance<py::float_>(h)) {
+    double v = h.cast<double>();
+    return float_literal(v, like && is_float(*like) ? *like : DType::kFloat32);
+  }
+  throw ExprError(str("cannot use a Python ", std::string(py::str(h.get_type().attr("__name__"))),
+                      " as a tensor expression"));
+}
+
+Expr binary(ExprKind k, const py::handle& a, const py::handle& b) {
+  if (is_literal(a) && is_literal(b)) return binary_op(k, to_expr(a), to_expr(b));
+  if (is_literal(a)) {
+    Expr eb = to_expr(b);
+    return binary_op(k, to_expr(a, eb.dtype()), eb);
+  }
+  Expr ea = to_expr(a);
+  return binary_op(k, ea, to_expr(b, ea.dtype()));
+}
+
+std::vector<Expr> to_indices(const py::handle& key) {
+  std::vector<Expr> idx;
+  if (py::isinstance<py::tuple>(key)) {
+    for (const py::handle& h : key.cast<py::tuple>()) idx.push_back(to_expr(h));
+  } else {
+    idx.push_back(to_expr(key));
+  }
+  return idx;
+}
+
+template <typename Cls>
+void add_operators(Cls& cls) {
+  using K = ExprKind;
+  auto def2 = [&cls](const char* name, K k, bool reflected) {
+    if (reflected) {
+      cls.def(name, [k](const py::object& self, const py::object& other) {
+        return binary(k, other, self);
+      });
+    } else {
+      cls.def(name, [k](const py::object& self, const py::object& other) {
+        return binary(k, self, other);
+      });
+    }
+  };
+  def2("__add__", K::kAdd, false);
+  def2("__radd__", K::kAdd, true);
+  def2("__sub__", K::kSub, false);
+  def2("__rsub__", K::kSub, true);
+  def2("__mul__", K::kMul, false);
+  def2("__rmul__", K::kMul, true);
+  def2("__truediv__", K::kDiv, false);
+  def2("__rtruediv__", K::kDiv, true);
+  def2("__floordiv__", K::kDiv, false);
+  def2("__rfloordiv__", K::kDiv, true);
+  def2("__mod__", K::kMod, false);
+  def2("__rmod__", K::kMod, true);
+  def2("__lt__", K::kLT, false);
+  def2("__le__", K::kLE, false);
+  def2("__gt__", K::kGT, false);
+  def2("__ge__", K::kGE, false);
+  def2("__and__", K::kAnd, false);
+  def2("__rand__", K::kAnd, true);
+  def2("__or__", K::kOr, false);
+  def2("__ror__", K::kOr, true);
+  cls.def("equal", [](const py::object& a, const py::object& b) { return binary(K::kEQ, a, b); });
+  cls.def("not_equal",
+          [](const py::object& a, const py::object& b) { return binary(K::kNE, a, b); });
+  cls.def("__neg__", [](const py::object& a) { return negate(to_expr(a)); });
+  cls.def("__invert__", [](const py::object& a) { return logical_not(to_expr(a)); });
+  cls.def("astype", [](const py::object& a, const std::string& t) {
+    return cast(dtype_from(t), to_expr(a));
+  });
+  cls.def("__bool__", [](const py::object&) -> bool {
+    throw ExprError(
+        "a tensor expression has no truth value; use te.all/te.any or & | ~ instead of and/or/not, "
+        "and te.if_then_else instead of if");
+  });
+}
+
+}  // namespace
+
+void bind_te(py::module_& m) {
+  py::module_ te = m.def_submodule("te", "tensor expressions");
+
+  py::class_<Expr> expr(te, "Expr");
+  expr.def_property_readonly("dtype", [](const Expr& e) { return dtype_name(e.dtype()); })
+      .def("__str__", [](const Expr& e) { return to_string(e); })
+      .def("__repr__", [](const Expr& e) { return "Expr(" + to_string(e) + ")"; })
+      .def("same_as", &Expr::same_as);
+  add_operators(expr);
+  // `i == j` builds an expression, as in TVM; hashing falls back to identity.
+  expr.def("__eq__", [](const py::object& a, const py::object& b) { return binary(ExprKind::kEQ, a, b); });
+  expr.def("__ne__", [](const py::object& a, const py::object& b) { return binary(ExprKind::kNE, a, b); });
+  expr.def("__hash__", [](const Expr& e) { return reinterpret_cast<intptr_t>(e.get()); });
+
+  py::class_<IterVarNode, std::shared_ptr<IterVarNode>> iv(te, "IterVar");
+  iv.def_property_readonly("var", [](const IterVarNode& n) -> Expr { return n.var; })
+      .def_property_readonly("name", [](const IterVarNode& n) { return n.var.name(); })
+      .def_property_readonly("dom", [](const IterVarNode& n) { return py::make_tuple(n.min, n.extent); })
+      .def_property_readonly("extent", [](const IterVarNode& n) { return n.extent; })
+      .def_property_readonly("is_reduce", [](const IterVarNode& n) { return n.kind == IterKind::kReduce; })
+      .def_property_readonly("dtype", [](const IterVarNode& n) { return dtype_name(n.var.dtype()); })
+      .def("__repr__", [](const IterVarNode& n) {
+        return str("IterVar(", n.var.name(), ", ", n.min, "..", n.min + n.extent, ")");
+      });
+  add_operators(iv);
+
+  py::class_<OperationNode, std::shared_ptr<OperationNode>>(te, "Operation")
+      .def_property_readonly("name", [](const OperationNode& o) { return o.name; })
+      .def_property_readonly("axis", [](const OperationNode& o) { return py_ivs(o.axis); })
+      .def_property_readonly("reduce_axis", [](const OperationNode& o) { return py_ivs(o.reduce_axis); })
+      .def_property_readonly("body", [](const OperationNode& o) { return o.body; })
+      .def_property_readonly("input_tensors", [](const OperationNode& o) {
+        std::vector<Tensor> t;
+        for (const Operation& in : o.inputs) t.emplace_back(in);
+        return t;
+      })
+      .def("output", [](const std::shared_ptr<OperationNode>& o, int i) {
+        if (i != 0) throw ExprError(str("operation '", o->name, "' has one output (index 0)"));
+        return Tensor(o);
+      })
+      .def("__repr__", [](const OperationNode& o) { return "Operation(" + o.name + ")"; });
+
+  py::class_<Tensor>(te, "Tensor")
+      .def_property_readonly("op", [](const Tensor& t) { return py_op(t.op()); })
+      .def_property_readonly("name", &Tensor::name)
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_name(t.dtype()); })
+      .def_property_readonly("shape", [](const Tensor& t) {
+        py::tuple s(t.shape().size());
+        for (size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
+        return s;
+      })
+      .def_property_readonly("ndim", &Tensor::ndim)
+      .def("__getitem__", [](const Tensor& t, const py::object& key) { return t(to_indices(key)); })
+      .def("__call__", [](const Tensor& t, py::args args) {
+        std::vector<Expr> idx;
+        for (const py::handle& h : args) idx.push_back(to_expr(h));
+        return t(idx);
+      })
+      .def("__eq__", [](const Tensor& a, const Tensor& b) { return a.op() == b.op(); })
+      .def("__hash__", [](const Tensor& t) { return reinterpret_cast<intptr_t>(t.op().get()); })
+      .def("__repr__", [](const Tensor& t) { return "Tensor(" + t.name() + ")"; });
+
+  te.def("placeholder", [](const std::vector<int64_t>& shape, const std::string& dtype,
+                           const std::string& name) {
+    return placeholder(shape, dtype_from(dtype), name);
+  }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder");
+
+  te.def("reduce_axis", [](const std::pair<int64_t, int64_t>& dom, const std::string& name) {
+    return py_iv(reduce_axis(dom.first, dom.second - dom.first, name));
+  }, py::arg("dom"), py::arg("name") = "rv");
+
+  te.def("_compute", [](const std::vector<int64_t>& shape, const py::function& f,
+                        const std::string& name, const std::vector<std::string>& axis_names) {
+    return compute(shape, [&](const std::vector<Var>& vars) {
+      py::tuple args(vars.size());
+      for (size_t i = 0; i < vars.size(); ++i) args[i] = py::cast(static_cast<const Expr&>(vars[i]));
+      return to_expr(f(*args));
+    }, name, axis_names);
+  });
+
+  auto reduction = [](ReduceKind k) {
+    return [k](const py::object& source, const py::object& axis, const py::object& where) {
+      std::vector<IterVar> axes;
+      if (py::isinstance<IterVarNode>(axis)) {
+        axes.push_back(axis.cast<PyIterVar>());
+      } else {
+        for (const py::handle& h : axis) axes.push_back(h.cast<PyIterVar>());
+      }
+      Expr w = where.is_none() ? Expr() : to_expr(where);
+      Expr s = to_expr(source);
+      switch (k) {
+        case ReduceKind::kSum: return sum(s, axes, w);
+        case ReduceKind::kMax: return max_reduce(s, axes, w);
+        case ReduceKind::kMin: return min_reduce(s, axes, w);
+      }
+      return Expr();
+    };
+  };
+  te.def("_sum", reduction(ReduceKind::kSum));
+  te.def("_max_reduce", reduction(ReduceKind::kMax));
+  te.def("_min_reduce", reduction(ReduceKind::kMin));
+  te.def("_binary_max", [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
+  te.def("_binary_min", [](const py::object& a, const py::object& b) { return binary(ExprKind::kMin, a, b); });
+  te.def("_binary", [](const std::string& op, const py::object& a, const py::object& b) {
+    static const std::pair<const char*, ExprKind> kOps[] = {
+        {"and", ExprKind::kAnd}, {"or", ExprKind::kOr}, {"eq", ExprKind::kEQ},
+        {"ne", ExprKind::kNE}, {"floordiv", ExprKind::kDiv}, {"floormod", ExprKind::kMod}};
+    for (const auto& [n, k] : kOps) {
+      if (op == n) return binary(k, a, b);
+    }
+    throw InternalError("unknown binary op " + op);
+  });
+  te.def("select", [](const py::object& c, const py::object& t, const py::object& f) {
+    Expr cond = to_expr(c);
+    if (is_literal(t) && !is_literal(f)) {
+      Expr ef = to_expr(f);
+      return select(cond, to_expr(t, ef.dtype()), ef);
+    }
+    Expr et = to_expr(t);
+    return select(cond, et, to_expr(f, et.dtype()));
+  });
+  te.def("const", [](const py::object& v, const std::string& dtype) {
+    DType t = dtype_from(dtype);
+    if (py::isinstance<py::float_>(v)) {
+      if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
+      return make_float(v.cast<double>(), t);
+    }
+    if (t == DType::kBool) return make_bool(v.cast<bool>());
+    return int_literal(v.cast<int64_t>(), t);
+  }, py::arg("value"), py::arg("dtype") = "int32");
+  te.def("cast", [](const py::object& v, const std::string& dtype) {
+    return cast(dtype_from(dtype), to_expr(v));
+  });
+  te.def("_call", [](const std::string& name, const py::args& args) {
+    std::vector<Expr> a;
+    for (const py::handle& h : args) a.push_back(to_expr(h));
+    if (a.size() == 2 && is_literal(args[1])) a[1] = to_expr(args[1], a[0].dtype());
+    return math_call(name, a);
+  });
+}
+
 }  // namespace tessera::python

@@ -1,0 +1,106 @@
+"""Tensor expressions, with TVM's TE names.
+
+    A = te.placeholder((M, K), dtype="float32", name="A")
+    k = te.reduce_axis((0, K), name="k")
+    C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+
+Types follow the promotion rules of compiler/ir/dtype.h: equal types stay, integers widen to a
+type that holds both, an integer meets a float only when the float holds it exactly (else cast
+with x.astype(...)). Python numbers take the type of the expression they meet. Integer `/`, `//`
+and `%` are floor division and floor modulo (Python's semantics); float `/` is true division.
+Python's `and`/`or`/`not`/`if` cannot be overloaded: use `&`, `|`, `~`, te.all, te.any and
+te.if_then_else.
+"""
+import inspect
+
+from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
+from ._tessera.te import Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select, const, cast  # noqa: F401
+from ._tessera import te as _te
+
+__all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
+           "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
+           "all", "any", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "floor", "ceil", "power",
+           "floordiv", "floormod"]
+
+
+def compute(shape, fcompute, name="compute"):
+    """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
+
+    The axes are named after fcompute's parameters, as in TVM."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(s) for s in shape)
+    try:
+        params = [p.name for p in inspect.signature(fcompute).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = params if len(params) == len(shape) else []
+    return _te._compute(list(shape), fcompute, name, names)
+
+
+def _axes(axis):
+    return axis if isinstance(axis, (list, tuple)) else [axis]
+
+
+def sum(expr, axis, where=None):  # noqa: A001  (TVM's name)
+    """Sum of `expr` over the reduce axis or axes `axis` (points where `where` is false skipped)."""
+    return _te._sum(expr, _axes(axis), where)
+
+
+def max(a, b=None, axis=None, where=None):  # noqa: A001
+    """te.max(expr, axis=k) reduces; te.max(a, b) is the elementwise maximum."""
+    if axis is not None:
+        return _te._max_reduce(a, _axes(axis), where)
+    if isinstance(b, (IterVar, list, tuple)):
+        return _te._max_reduce(a, _axes(b), where)
+    return _te._binary_max(a, b)
+
+
+def min(a, b=None, axis=None, where=None):  # noqa: A001
+    """te.min(expr, axis=k) reduces; te.min(a, b) is the elementwise minimum."""
+    if axis is not None:
+        return _te._min_reduce(a, _axes(axis), where)
+    if isinstance(b, (IterVar, list, tuple)):
+        return _te._min_reduce(a, _axes(b), where)
+    return _te._binary_min(a, b)
+
+
+def if_then_else(cond, t, f):
+    """`t` where `cond` holds, else `f` (only the chosen side is evaluated)."""
+    return select(cond, t, f)
+
+
+def all(*conds):  # noqa: A001
+    """Logical and of bool expressions."""
+    out = conds[0]
+    for c in conds[1:]:
+        out = _te._binary("and", out, c)
+    return out
+
+
+def any(*conds):  # noqa: A001
+    """Logical or of bool expressions."""
+    out = conds[0]
+    for c in conds[1:]:
+        out = _te._binary("or", out, c)
+    return out
+
+
+def floordiv(a, b):
+    return _te._binary("floordiv", a, b)
+
+
+def floormod(a, b):
+    return _te._binary("floormod", a, b)
+
+
+def exp(x): return _te._call("exp", x)
+def log(x): return _te._call("log", x)
+def sqrt(x): return _te._call("sqrt", x)
+def tanh(x): return _te._call("tanh", x)
+def sigmoid(x): return _te._call("sigmoid", x)
+def abs(x): return _te._call("abs", x)  # noqa: A001
+def floor(x): return _te._call("floor", x)
+def ceil(x): return _te._call("ceil", x)
+def power(x, y): return _te._call("pow", x, y)

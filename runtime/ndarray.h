@@ -14,9 +14,10 @@ namespace tessera {
 class NDArray {
  public:
   NDArray() = default;
-  // Allocates zero-filled storage.
+  // Allocates zero-filled, 64-byte-aligned storage. ArgumentError for a negative dimension.
   static NDArray empty(std::vector<int64_t> shape, DType dtype);
-  // Views external memory (not owned; must outlive the view).
+  // Views external memory (not owned; must outlive the view). ArgumentError for a null pointer
+  // with a non-empty shape.
   static NDArray view(void* data, std::vector<int64_t> shape, DType dtype);
 
   void* data() const { return data_; }
@@ -31,5 +32,8 @@ class NDArray {
   std::vector<int64_t> shape_;
   DType dtype_ = DType::kFloat32;
 };
+
+// A shape as Python prints it: "(64, 32)", "(8,)", "()". Used in error messages.
+std::string shape_to_string(const std::vector<int64_t>& shape);
 
 }  // namespace tessera

@@ -1,0 +1,70 @@
+// A C function compiled by the system C compiler into a shared library and loaded in-process.
+//
+//   CpuModule m = CpuModule::compile(codegen_c(f), f.name, specs, CompileOptions());
+//   m.run({a, b, c});                 // checks count, dtype and shape of every argument
+//   m.export_library("add.so");       // a self-describing library ...
+//   CpuModule m2 = CpuModule::load("add.so");   // ... that loads back without the compiler
+//
+// Calling convention (what codegen_c emits): `int32_t <name>(void** args)`, args[i] the data
+// pointer of argument i; 0 means success, any other value a failure inside the kernel (-1: a
+// temporary could not be allocated). Arguments must not overlap in memory (the generated code
+// declares them `restrict`); run() rejects overlapping arrays.
+//
+// A CpuModule is a cheap, copyable handle: copies share the loaded library, which stays loaded
+// (and its private temporary directory stays on disk) until the last copy is destroyed. compile()
+// and run() may be called from several threads at once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/module_metadata.h"
+#include "runtime/ndarray.h"
+
+namespace tessera {
+
+// How generated C is compiled. The defaults are what benchmarks report.
+struct CompileOptions {
+  // The C compiler; empty means default_c_compiler().
+  std::string compiler;
+  // -fwrapv: the IR's integer arithmetic wraps on overflow, which signed C arithmetic only does
+  // with this flag. -march=native: an exported library runs only on machines like this one.
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fwrapv",
+                                    "-fPIC", "-shared", "-std=c11"};
+  // Placed after the source file on the command line.
+  std::vector<std::string> link_flags = {"-lm"};
+};
+
+// The compiler CMake found for this build (TESSERA_C_COMPILER), else "cc".
+std::string default_c_compiler();
+
+class CpuModule {
+ public:
+  // Compiles `c_source`, loads it and looks up `func_name`, whose arguments are `args`.
+  // RuntimeError (with the compiler's output and the path of the kept source) when the compiler
+  // fails, or when the library cannot be loaded or lacks the function.
+  static CpuModule compile(const std::string& c_source, const std::string& func_name,
+                           std::vector<ArgSpec> args, const CompileOptions& options);
+  // Loads a library written by export_library(). RuntimeError naming the file when it cannot be
+  // loaded or its metadata is missing or corrupt.
+  static CpuModule load(const std::string& path);
+
+  // Runs the function. ArgumentError naming the argument for a wrong count, dtype or shape, or
+  // for overlapping arrays; RuntimeError when the kernel reports a failure.
+  void run(const std::vector<NDArray>& args) const;
+  // Writes the shared library to `path` (atomically: a loaded copy of an older file stays valid).
+  void export_library(const std::string& path) const;
+
+  const std::string& name() const;
+  const std::vector<ArgSpec>& arg_specs() const;
+  // The C source compiled; empty for a module made by load().
+  const std::string& source() const;
+
+ private:
+  struct State;
+  explicit CpuModule(std::shared_ptr<const State> s) : state_(std::move(s)) {}
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace tessera

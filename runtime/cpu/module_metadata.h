@@ -1,0 +1,40 @@
+// The description of a compiled CPU function that travels inside its shared library, so that an
+// exported library can be loaded back and its arguments checked without the compiler.
+//
+// The generated C source defines two symbols (see codegen/c/codegen_c.h):
+//   const char tessera_module_entry[]      = "<name>";   // which function the library exports
+//   const char tessera_metadata_<name>[]   = "<json>";   // this metadata, as JSON text
+// The JSON is compact, with keys in sorted order:
+//   {"args":[{"dtype":"float32","name":"A","shape":[64,64]},...],"name":"add","version":1}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/dtype.h"
+
+namespace tessera {
+
+// One argument of a compiled function: the buffer's user-facing name, element type and shape.
+struct ArgSpec {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+};
+bool operator==(const ArgSpec& a, const ArgSpec& b);
+inline bool operator!=(const ArgSpec& a, const ArgSpec& b) { return !(a == b); }
+
+struct ModuleMetadata {
+  std::string name;  // the exported C function
+  std::vector<ArgSpec> args;
+};
+
+constexpr int kModuleMetadataVersion = 1;
+
+// Deterministic JSON text (no whitespace, sorted keys).
+std::string module_metadata_to_json(const ModuleMetadata& m);
+// Parses the JSON text; RuntimeError naming `origin` (a file) when it is not valid metadata.
+ModuleMetadata module_metadata_from_json(const std::string& text, const std::string& origin);
+
+}  // namespace tessera

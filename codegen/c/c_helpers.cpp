@@ -1,0 +1,123 @@
+#include "codegen/c/c_helpers.h"
+
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv, CHelper::kFloorMod, CHelper::kMin,
+                                   CHelper::kMax,      CHelper::kAbs,      CHelper::kSigmoid};
+constexpr DType kAllTypes[] = {DType::kBool,  DType::kInt8,  DType::kInt16,   DType::kInt32,
+                               DType::kInt64, DType::kUInt8, DType::kFloat32, DType::kFloat64};
+
+const char* type_suffix(DType t) {
+  switch (t) {
+    case DType::kBool: return "b";
+    case DType::kInt8: return "i8";
+    case DType::kInt16: return "i16";
+    case DType::kInt32: return "i32";
+    case DType::kInt64: return "i64";
+    case DType::kUInt8: return "u8";
+    case DType::kFloat32: return "f32";
+    case DType::kFloat64: return "f64";
+  }
+  return "?";
+}
+
+const char* helper_stem(CHelper h) {
+  switch (h) {
+    case CHelper::kFloorDiv: return "floordiv";
+    case CHelper::kFloorMod: return "floormod";
+    case CHelper::kMin: return "min";
+    case CHelper::kMax: return "max";
+    case CHelper::kAbs: return "abs";
+    case CHelper::kSigmoid: return "sigmoid";
+  }
+  return "?";
+}
+
+// C computes int8/int16/uint8 arithmetic in int: cast such results back to the operand type.
+std::string narrow(DType t, const std::string& e) {
+  bool narrower_than_int = t == DType::kInt8 || t == DType::kInt16 || t == DType::kUInt8;
+  return narrower_than_int ? "(" + dtype_c_name(t) + ")(" + e + ")" : e;
+}
+
+// The helper's body: a single return statement over operands a and b of C type T.
+std::string helper_body(CHelper h, DType t) {
+  const std::string T = dtype_c_name(t);
+  const bool f32 = t == DType::kFloat32;
+  switch (h) {
+    case CHelper::kFloorDiv:
+      if (is_float(t)) break;  // float division is plain `/`
+      if (!is_signed(t)) return "return " + narrow(t, "a / b") + ";";
+      // C truncates toward zero; step down when the quotient is inexact and negative.
+      return "  " + T + " q = " + narrow(t, "a / b") + ";\n  return " +
+             narrow(t, "(q * b != a && (a < 0) != (b < 0)) ? q - 1 : q") + ";";
+    case CHelper::kFloorMod:
+      if (is_float(t)) return str("return a - ", f32 ? "floorf" : "floor", "(a / b) * b;");
+      if (!is_signed(t)) return "return " + narrow(t, "a % b") + ";";
+      // The result takes the sign of the divisor.
+      return "  " + T + " r = " + narrow(t, "a % b") + ";\n  return " +
+             narrow(t, "(r != 0 && (r < 0) != (b < 0)) ? r + b : r") + ";";
+    case CHelper::kMin: return "return a < b ? a : b;";
+    case CHelper::kMax: return "return a > b ? a : b;";
+    case CHelper::kAbs:
+      if (!is_int(t)) break;  // floats use fabsf/fabs
+      if (!is_signed(t)) return "return a;";
+      // Negate in unsigned arithmetic so that abs(INT_MIN) wraps instead of being undefined.
+      if (t == DType::kInt32) return "return a < 0 ? (int32_t)(0u - (uint32_t)a) : a;";
+      if (t == DType::kInt64) return "return a < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)a) : a;";
+      return "return " + narrow(t, "a < 0 ? -a : a") + ";";
+    case CHelper::kSigmoid:
+      if (!is_float(t)) break;
+      return f32 ? "return 1.0f / (1.0f + expf(-a));" : "return 1.0 / (1.0 + exp(-a));";
+  }
+  throw InternalError(str("codegen_c: no helper ", helper_stem(h), " for ", dtype_name(t)));
+}
+
+bool is_unary(CHelper h) { return h == CHelper::kAbs || h == CHelper::kSigmoid; }
+
+}  // namespace
+
+std::string c_helper_name(CHelper h, DType t) {
+  return str("tsr_", helper_stem(h), "_", type_suffix(t));
+}
+
+std::string c_helper_definition(CHelper h, DType t) {
+  const std::string T = dtype_c_name(t);
+  std::string body = helper_body(h, t);
+  std::string params = is_unary(h) ? T + " a" : T + " a, " + T + " b";
+  std::string head = str("static inline ", T, " ", c_helper_name(h, t), "(", params, ") {");
+  // One-line bodies stay on the signature's line; multi-line bodies are already indented.
+  if (body.find('\n') == std::string::npos) return head + " " + body + " }\n";
+  return head + "\n" + body + "\n}\n";
+}
+
+const std::vector<std::string>& c_reserved_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = {
+        // C11 keywords and the macros of <stdbool.h>
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+        "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
+        "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+        "_Thread_local", "bool", "true", "false",
+        // what generated code calls or names from <math.h>, <stdint.h>, <stdlib.h>
+        "exp", "expf", "log", "logf", "sqrt", "sqrtf", "tanh", "tanhf", "floor", "floorf",
+        "ceil", "ceilf", "pow", "powf", "fabs", "fabsf", "abs", "aligned_alloc", "free", "NULL",
+        "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "int8_t", "int16_t", "int32_t", "int64_t",
+        "uint8_t", "uint32_t", "uint64_t", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C",
+        "__ATOMIC_RELAXED", "__atomic_store_n",
+        // the generated function's own names
+        "args", "tsr_status"};
+    for (CHelper h : kAllHelpers) {
+      for (DType t : kAllTypes) v.push_back(c_helper_name(h, t));
+    }
+    return v;
+  }();
+  return names;
+}
+
+}  // namespace tessera

@@ -1,0 +1,227 @@
+#include "compiler/arith/linear_form.h"
+
+#include <algorithm>
+
+#include "compiler/arith/const_fold.h"
+#include "compiler/ir/equal.h"
+#include "runtime/error.h"
+
+namespace tessera {
+
+int64_t wrap_coef(int64_t v, DType t) {
+  return t == DType::kUInt8 ? static_cast<int8_t>(static_cast<uint8_t>(v)) : wrap_int(v, t);
+}
+
+namespace {
+
+int64_t mul_wrap(int64_t a, int64_t b, DType t) {
+  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
+}
+int64_t add_wrap(int64_t a, int64_t b, DType t) {
+  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
+}
+
+// (x / c) * (k * c) + (x % c) * k == x * k: finds one such pair and rewrites it; false if none.
+bool merge_div_mod_pair(LinearForm* f);
+
+// Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
+void normalize(LinearForm* f) {
+  for (int round = 0; round < 8; ++round) {
+    std::stable_sort(f->terms.begin(), f->terms.end(), [](const LinearTerm& x, const LinearTerm& y) {
+      return structural_compare(x.atom, y.atom) < 0;
+    });
+    std::vector<LinearTerm> out;
+    for (const LinearTerm& t : f->terms) {
+      // Equal atoms compare equal, so they are adjacent up to rare identity-only ties: look back
+      // across the run of ties.
+      bool merged = false;
+      for (size_t j = out.size(); j-- > 0;) {
+        if (structural_compare(out[j].atom, t.atom) != 0) break;
+        if (structural_equal(out[j].atom, t.atom)) {
+          out[j].coef = add_wrap(out[j].coef, t.coef, f->dtype);
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) out.push_back({t.atom, wrap_coef(t.coef, f->dtype)});
+    }
+    out.erase(std::remove_if(out.begin(), out.end(), [](const LinearTerm& t) { return t.coef == 0; }),
+              out.end());
+    f->terms = std::move(out);
+    f->constant = wrap_coef(f->constant, f->dtype);
+    if (!merge_div_mod_pair(f)) return;
+  }
+}
+
+const int64_t* const_divisor(const Expr& e, ExprKind k, Expr* numerator) {
+  if (e.kind() != k) return nullptr;
+  const auto* op = e.as<BinaryNode>();
+  const int64_t* c = as_const_int(op->b);
+  if (!c || *c == 0) return nullptr;
+  *numerator = op->a;
+  return c;
+}
+
+bool merge_div_mod_pair(LinearForm* f) {
+  for (size_t i = 0; i < f->terms.size(); ++i) {
+    Expr x;
+    const int64_t* c = const_divisor(f->terms[i].atom, ExprKind::kMod, &x);
+    if (!c) continue;
+    int64_t k = f->terms[i].coef;
+    for (size_t j = 0; j < f->terms.size(); ++j) {
+      Expr y;
+      const int64_t* d = const_divisor(f->terms[j].atom, ExprKind::kDiv, &y);
+      if (!d || *d != *c || f->terms[j].coef != mul_wrap(k, *c, f->dtype) ||
+          !structural_equal(x, y)) {
+        continue;
+      }
+      LinearForm rest;
+      rest.dtype = f->dtype;
+      rest.constant = f->constant;
+      for (size_t t = 0; t < f->terms.size(); ++t) {
+        if (t != i && t != j) rest.terms.push_back(f->terms[t]);
+      }
+      LinearForm xs = linear_scale(linear_form(x), k);
+      rest.terms.insert(rest.terms.end(), xs.terms.begin(), xs.terms.end());
+      rest.constant = add_wrap(rest.constant, xs.constant, f->dtype);
+      *f = std::move(rest);
+      return true;
+    }
+  }
+  return false;
+}
+
+LinearForm single(const Expr& atom, int64_t coef) {
+  LinearForm f;
+  f.dtype = atom.dtype();
+  f.terms.push_back({atom, wrap_coef(coef, atom.dtype())});
+  return f;
+}
+
+// The product of two non-constant forms: one atom. A product of two single terms keeps the
+// coefficients outside, so (x*2)*y and (x*y)*2 agree; the factors are ordered so x*y == y*x.
+LinearForm product(const LinearForm& a, const LinearForm& b) {
+  Expr fa, fb;
+  int64_t coef = 1;
+  if (a.terms.size() == 1 && a.constant == 0 && b.terms.size() == 1 && b.constant == 0) {
+    fa = a.terms[0].atom;
+    fb = b.terms[0].atom;
+    coef = mul_wrap(a.terms[0].coef, b.terms[0].coef, a.dtype);
+  } else {
+    fa = linear_form_to_expr(a);
+    fb = linear_form_to_expr(b);
+  }
+  if (structural_compare(fb, fa) < 0) std::swap(fa, fb);
+  return single(make_binary(ExprKind::kMul, fa, fb), coef);
+}
+
+LinearForm parse(const Expr& e) {
+  if (const int64_t* c = as_const_int(e)) return linear_constant(*c, e.dtype());
+  const auto* op = e.as<BinaryNode>();
+  if (op && (e.kind() == ExprKind::kAdd || e.kind() == ExprKind::kSub)) {
+    LinearForm a = parse(op->a), b = parse(op->b);
+    a.terms.insert(a.terms.end(), b.terms.begin(), b.terms.end());
+    int64_t s = e.kind() == ExprKind::kAdd ? 1 : -1;
+    for (size_t i = a.terms.size() - b.terms.size(); i < a.terms.size(); ++i) {
+      a.terms[i].coef = mul_wrap(a.terms[i].coef, s, a.dtype);
+    }
+    a.constant = add_wrap(a.constant, mul_wrap(b.constant, s, a.dtype), a.dtype);
+    return a;
+  }
+  if (op && e.kind() == ExprKind::kMul) {
+    LinearForm a = parse(op->a), b = parse(op->b);
+    if (a.is_constant()) return linear_scale(b, a.constant);
+    if (b.is_constant()) return linear_scale(a, b.constant);
+    normalize(&a);
+    normalize(&b);
+    return product(a, b);
+  }
+  return single(e, 1);
+}
+
+}  // namespace
+
+LinearForm linear_form(const Expr& e) {
+  TESSERA_ICHECK(is_int(e.dtype()), "linear form of a ", dtype_name(e.dtype()), " expression");
+  LinearForm f = parse(e);
+  normalize(&f);
+  return f;
+}
+
+LinearForm linear_constant(int64_t c, DType t) {
+  LinearForm f;
+  f.dtype = t;
+  f.constant = wrap_coef(c, t);
+  return f;
+}
+
+LinearForm linear_add(const LinearForm& a, const LinearForm& b, int64_t scale) {
+  TESSERA_ICHECK(a.dtype == b.dtype, "adding forms of ", dtype_name(a.dtype), " and ",
+                 dtype_name(b.dtype));
+  LinearForm f = a;
+  for (const LinearTerm& t : b.terms) f.terms.push_back({t.atom, mul_wrap(t.coef, scale, a.dtype)});
+  f.constant = add_wrap(f.constant, mul_wrap(b.constant, scale, a.dtype), a.dtype);
+  normalize(&f);
+  return f;
+}
+
+LinearForm linear_scale(const LinearForm& a, int64_t scale) {
+  LinearForm f = a;
+  for (LinearTerm& t : f.terms) t.coef = mul_wrap(t.coef, scale, a.dtype);
+  f.constant = mul_wrap(f.constant, scale, a.dtype);
+  normalize(&f);
+  return f;
+}
+
+namespace {
+
+Expr term_expr(const Expr& atom, int64_t coef, DType t) {
+  return coef == 1 ? atom : make_binary(ExprKind::kMul, atom, make_wrapped_int(coef, t));
+}
+// -v is representable as a positive value of t (so "x - 3" can be written instead of "x + -3").
+bool negatable(int64_t v, DType t) {
+  return v < 0 && (t == DType::kUInt8 || -static_cast<uint64_t>(v) <= static_cast<uint64_t>(int_max_of(t)));
+}
+
+}  // namespace
+
+Expr linear_form_to_expr(const LinearForm& f) {
+  DType t = f.dtype;
+  Expr acc;
+  size_t first = f.terms.size();
+  for (size_t i = 0; i < f.terms.size(); ++i) {
+    if (f.terms[i].coef > 0) {
+      first = i;
+      break;
+    }
+  }
+  bool constant_done = false;
+  if (first < f.terms.size()) {
+    acc = term_expr(f.terms[first].atom, f.terms[first].coef, t);
+  } else if (f.constant > 0 || f.terms.empty()) {
+    acc = make_wrapped_int(f.constant, t);
+    constant_done = true;
+  } else {
+    first = 0;
+    acc = term_expr(f.terms[0].atom, f.terms[0].coef, t);
+  }
+  for (size_t i = 0; i < f.terms.size(); ++i) {
+    if (i == first) continue;
+    int64_t c = f.terms[i].coef;
+    if (negatable(c, t)) {
+      acc = make_binary(ExprKind::kSub, acc, term_expr(f.terms[i].atom, -c, t));
+    } else {
+      acc = make_binary(ExprKind::kAdd, acc, term_expr(f.terms[i].atom, c, t));
+    }
+  }
+  if (!constant_done && f.constant != 0) {
+    if (negatable(f.constant, t)) {
+      acc = make_binary(ExprKind::kSub, acc, make_wrapped_int(-f.constant, t));
+    } else {
+      acc = make_binary(ExprKind::kAdd, acc, make_wrapped_int(f.constant, t));
+    }
+  }
+  return acc;
+}
+
+}  // namespace tessera

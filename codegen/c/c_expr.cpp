@@ -15,7 +15,8 @@ bool narrower_than_int(DType t) {
 
 std::string int_literal(int64_t v, DType t) {
   switch (t) {
-    case DType::kBool: return v ? "true" : "false";
+    case DType::kBool:
+      return v ? "true" : "false";
     case DType::kInt32:
       if (v == std::numeric_limits<int32_t>::min()) return "INT32_MIN";
       return std::to_string(v);
@@ -41,19 +42,32 @@ std::string float_literal(double v, DType t) {
 
 const char* c_operator(ExprKind k) {
   switch (k) {
-    case ExprKind::kAdd: return " + ";
-    case ExprKind::kSub: return " - ";
-    case ExprKind::kMul: return " * ";
-    case ExprKind::kDiv: return " / ";
-    case ExprKind::kEQ: return " == ";
-    case ExprKind::kNE: return " != ";
-    case ExprKind::kLT: return " < ";
-    case ExprKind::kLE: return " <= ";
-    case ExprKind::kGT: return " > ";
-    case ExprKind::kGE: return " >= ";
-    case ExprKind::kAnd: return " && ";
-    case ExprKind::kOr: return " || ";
-    default: return nullptr;
+    case ExprKind::kAdd:
+      return " + ";
+    case ExprKind::kSub:
+      return " - ";
+    case ExprKind::kMul:
+      return " * ";
+    case ExprKind::kDiv:
+      return " / ";
+    case ExprKind::kEQ:
+      return " == ";
+    case ExprKind::kNE:
+      return " != ";
+    case ExprKind::kLT:
+      return " < ";
+    case ExprKind::kLE:
+      return " <= ";
+    case ExprKind::kGT:
+      return " > ";
+    case ExprKind::kGE:
+      return " >= ";
+    case ExprKind::kAnd:
+      return " && ";
+    case ExprKind::kOr:
+      return " || ";
+    default:
+      return nullptr;
   }
 }
 
@@ -104,15 +118,19 @@ std::string emit_binary(const BinaryNode* op, CEmitContext& ctx) {
     case ExprKind::kDiv:
       if (!is_float(t)) return call_helper(CHelper::kFloorDiv, t, {a, b}, ctx);
       break;
-    case ExprKind::kMod: return call_helper(CHelper::kFloorMod, t, {a, b}, ctx);
-    case ExprKind::kMin: return call_helper(CHelper::kMin, t, {a, b}, ctx);
-    case ExprKind::kMax: return call_helper(CHelper::kMax, t, {a, b}, ctx);
-    default: break;
+    case ExprKind::kMod:
+      return call_helper(CHelper::kFloorMod, t, {a, b}, ctx);
+    case ExprKind::kMin:
+      return call_helper(CHelper::kMin, t, {a, b}, ctx);
+    case ExprKind::kMax:
+      return call_helper(CHelper::kMax, t, {a, b}, ctx);
+    default:
+      break;
   }
   std::string s = "(" + a + c_operator(op->kind) + b + ")";
   // C promotes int8/int16/uint8 operands to int; the IR computes in the narrow type and wraps.
-  bool arith = op->kind == ExprKind::kAdd || op->kind == ExprKind::kSub ||
-               op->kind == ExprKind::kMul;
+  bool arith =
+      op->kind == ExprKind::kAdd || op->kind == ExprKind::kSub || op->kind == ExprKind::kMul;
   if (arith && narrower_than_int(t)) s = "((" + dtype_c_name(t) + ")" + s + ")";
   return s;
 }
@@ -120,11 +138,12 @@ std::string emit_binary(const BinaryNode* op, CEmitContext& ctx) {
 }  // namespace
 
 std::string c_expr(const Expr& e, CEmitContext& ctx) {
-  TESSERA_ICHECK(e.defined(), "codegen_c: undefined expression in function '", ctx.func_name,
-                 "'");
+  TESSERA_ICHECK(e.defined(), "codegen_c: undefined expression in function '", ctx.func_name, "'");
   switch (e.kind()) {
-    case ExprKind::kIntImm: return int_literal(e.as<IntImmNode>()->value, e.dtype());
-    case ExprKind::kFloatImm: return float_literal(e.as<FloatImmNode>()->value, e.dtype());
+    case ExprKind::kIntImm:
+      return int_literal(e.as<IntImmNode>()->value, e.dtype());
+    case ExprKind::kFloatImm:
+      return float_literal(e.as<FloatImmNode>()->value, e.dtype());
     case ExprKind::kVar: {
       Var v(e);
       if (!ctx.bound_vars.count(v.id())) {
@@ -138,14 +157,16 @@ std::string c_expr(const Expr& e, CEmitContext& ctx) {
       const auto* op = e.as<CastNode>();
       return "((" + dtype_c_name(op->dtype) + ")" + c_expr(op->value, ctx) + ")";
     }
-    case ExprKind::kNot: return "(!" + c_expr(e.as<NotNode>()->a, ctx) + ")";
+    case ExprKind::kNot:
+      return "(!" + c_expr(e.as<NotNode>()->a, ctx) + ")";
     case ExprKind::kSelect: {
       // IR expressions are pure, so evaluating only the chosen branch is indistinguishable.
       const auto* op = e.as<SelectNode>();
       return "(" + c_expr(op->cond, ctx) + " ? " + c_expr(op->true_value, ctx) + " : " +
              c_expr(op->false_value, ctx) + ")";
     }
-    case ExprKind::kCall: return emit_call(e.as<CallNode>(), ctx);
+    case ExprKind::kCall:
+      return emit_call(e.as<CallNode>(), ctx);
     case ExprKind::kBufferLoad: {
       const auto* op = e.as<BufferLoadNode>();
       auto it = ctx.buffers.find(op->buffer.get());

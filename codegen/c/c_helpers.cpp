@@ -13,26 +13,40 @@ constexpr DType kAllTypes[] = {DType::kBool,  DType::kInt8,  DType::kInt16,   DT
 
 const char* type_suffix(DType t) {
   switch (t) {
-    case DType::kBool: return "b";
-    case DType::kInt8: return "i8";
-    case DType::kInt16: return "i16";
-    case DType::kInt32: return "i32";
-    case DType::kInt64: return "i64";
-    case DType::kUInt8: return "u8";
-    case DType::kFloat32: return "f32";
-    case DType::kFloat64: return "f64";
+    case DType::kBool:
+      return "b";
+    case DType::kInt8:
+      return "i8";
+    case DType::kInt16:
+      return "i16";
+    case DType::kInt32:
+      return "i32";
+    case DType::kInt64:
+      return "i64";
+    case DType::kUInt8:
+      return "u8";
+    case DType::kFloat32:
+      return "f32";
+    case DType::kFloat64:
+      return "f64";
   }
   return "?";
 }
 
 const char* helper_stem(CHelper h) {
   switch (h) {
-    case CHelper::kFloorDiv: return "floordiv";
-    case CHelper::kFloorMod: return "floormod";
-    case CHelper::kMin: return "min";
-    case CHelper::kMax: return "max";
-    case CHelper::kAbs: return "abs";
-    case CHelper::kSigmoid: return "sigmoid";
+    case CHelper::kFloorDiv:
+      return "floordiv";
+    case CHelper::kFloorMod:
+      return "floormod";
+    case CHelper::kMin:
+      return "min";
+    case CHelper::kMax:
+      return "max";
+    case CHelper::kAbs:
+      return "abs";
+    case CHelper::kSigmoid:
+      return "sigmoid";
   }
   return "?";
 }
@@ -60,8 +74,10 @@ std::string helper_body(CHelper h, DType t) {
       // The result takes the sign of the divisor.
       return "  " + T + " r = " + narrow(t, "a % b") + ";\n  return " +
              narrow(t, "(r != 0 && (r < 0) != (b < 0)) ? r + b : r") + ";";
-    case CHelper::kMin: return "return a < b ? a : b;";
-    case CHelper::kMax: return "return a > b ? a : b;";
+    case CHelper::kMin:
+      return "return a < b ? a : b;";
+    case CHelper::kMax:
+      return "return a > b ? a : b;";
     case CHelper::kAbs:
       if (!is_int(t)) break;  // floats use fabsf/fabs
       if (!is_signed(t)) return "return a;";
@@ -100,16 +116,16 @@ const std::vector<std::string>& c_reserved_names() {
         // C11 keywords and the macros of <stdbool.h>
         "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
         "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-        "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
-        "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic",
+        "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
         "_Thread_local", "bool", "true", "false",
         // what generated code calls or names from <math.h>, <stdint.h>, <stdlib.h>
-        "exp", "expf", "log", "logf", "sqrt", "sqrtf", "tanh", "tanhf", "floor", "floorf",
-        "ceil", "ceilf", "pow", "powf", "fabs", "fabsf", "abs", "aligned_alloc", "free", "NULL",
-        "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "int8_t", "int16_t", "int32_t", "int64_t",
-        "uint8_t", "uint32_t", "uint64_t", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C",
-        "__ATOMIC_RELAXED", "__atomic_store_n",
+        "exp", "expf", "log", "logf", "sqrt", "sqrtf", "tanh", "tanhf", "floor", "floorf", "ceil",
+        "ceilf", "pow", "powf", "fabs", "fabsf", "abs", "aligned_alloc", "free", "NULL", "INFINITY",
+        "NAN", "HUGE_VAL", "HUGE_VALF", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+        "uint32_t", "uint64_t", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "__ATOMIC_RELAXED",
+        "__atomic_store_n",
         // the generated function's own names
         "args", "tsr_status"};
     for (CHelper h : kAllHelpers) {

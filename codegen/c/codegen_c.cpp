@@ -61,15 +61,21 @@ class BodyWriter {
   void stmt(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.kind()) {
-      case StmtKind::kFor: return emit_for(s.as<ForNode>());
-      case StmtKind::kBufferStore: return emit_store(s.as<BufferStoreNode>());
-      case StmtKind::kAllocate: return emit_allocate(s.as<AllocateNode>());
+      case StmtKind::kFor:
+        return emit_for(s.as<ForNode>());
+      case StmtKind::kBufferStore:
+        return emit_store(s.as<BufferStoreNode>());
+      case StmtKind::kAllocate:
+        return emit_allocate(s.as<AllocateNode>());
       case StmtKind::kSeq:
         for (const Stmt& x : s.as<SeqNode>()->stmts) stmt(x);
         return;
-      case StmtKind::kIfThenElse: return emit_if(s.as<IfThenElseNode>());
-      case StmtKind::kLetStmt: return emit_let(s.as<LetStmtNode>());
-      case StmtKind::kAttrStmt: return emit_attr(s.as<AttrStmtNode>());
+      case StmtKind::kIfThenElse:
+        return emit_if(s.as<IfThenElseNode>());
+      case StmtKind::kLetStmt:
+        return emit_let(s.as<LetStmtNode>());
+      case StmtKind::kAttrStmt:
+        return emit_attr(s.as<AttrStmtNode>());
     }
   }
 
@@ -100,7 +106,8 @@ class BodyWriter {
     }
     bool was_parallel = in_parallel_, was_simd = in_simd_;
     switch (op->for_kind) {
-      case ForKind::kSerial: break;
+      case ForKind::kSerial:
+        break;
       case ForKind::kParallel:
         if (in_parallel_ || in_simd_) {
           line("// parallel loop inside a parallel or simd loop: runs serially");

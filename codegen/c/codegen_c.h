@@ -25,8 +25,8 @@
 //     (wrapping at the minimum) are helpers.
 //
 // Statements: loops use the loop variable's type (int32_t); `parallel` becomes
-// `#pragma omp parallel for schedule(static)` unless already inside a parallel (or simd) loop, where
-// it runs serially with a comment; `vectorized` becomes `#pragma omp simd` (not nested);
+// `#pragma omp parallel for schedule(static)` unless already inside a parallel (or simd) loop,
+// where it runs serially with a comment; `vectorized` becomes `#pragma omp simd` (not nested);
 // `unrolled` becomes `#pragma GCC unroll N` with N the constant extent capped at 64. An Allocate of
 // at most 16 KiB is a 64-byte-aligned array on the stack (private to each iteration of an enclosing
 // parallel loop); larger ones use aligned_alloc and are freed at the end of the Allocate's body.

@@ -83,7 +83,7 @@ std::string default_c_compiler() { return TESSERA_C_COMPILER; }
 
 // Owns the loaded library and its private directory; shared by every copy of a module.
 struct CpuModule::State {
-  std::string dir;  // private temporary directory holding the library (removed at the end)
+  std::string dir;        // private temporary directory holding the library (removed at the end)
   bool keep_dir = false;  // after a compiler failure: the user needs the source
   void* handle = nullptr;
   KernelFn fn = nullptr;
@@ -165,8 +165,8 @@ CpuModule CpuModule::load(const std::string& path) {
   state->open(path);
   const char* entry = state->symbol(kEntrySymbol);
   if (!entry) {
-    throw RuntimeError(str("'", path, "' is not a tessera CPU library: it has no symbol ",
-                           kEntrySymbol));
+    throw RuntimeError(
+        str("'", path, "' is not a tessera CPU library: it has no symbol ", kEntrySymbol));
   }
   const char* json = state->symbol(str("tessera_metadata_", entry));
   if (!json) {

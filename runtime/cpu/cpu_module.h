@@ -30,8 +30,8 @@ struct CompileOptions {
   std::string compiler;
   // -fwrapv: the IR's integer arithmetic wraps on overflow, which signed C arithmetic only does
   // with this flag. -march=native: an exported library runs only on machines like this one.
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fwrapv",
-                                    "-fPIC", "-shared", "-std=c11"};
+  std::vector<std::string> flags = {"-O3",   "-march=native", "-fopenmp", "-fwrapv",
+                                    "-fPIC", "-shared",       "-std=c11"};
   // Placed after the source file on the command line.
   std::vector<std::string> link_flags = {"-lm"};
 };

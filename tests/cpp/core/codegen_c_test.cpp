@@ -41,9 +41,9 @@ LoweredFunc elementwise_add(int64_t rows, int64_t cols) {
   Buffer c = make_buffer("C", kF32, {rows, cols});
   Var i("i"), j("j");
   Expr idx = i * make_int(cols) + j;
-  Stmt body = loop(i, rows,
-                   loop(j, cols, store(c, idx, load(a, idx) + load(b, idx)), ForKind::kVectorized),
-                   ForKind::kParallel);
+  Stmt body =
+      loop(i, rows, loop(j, cols, store(c, idx, load(a, idx) + load(b, idx)), ForKind::kVectorized),
+           ForKind::kParallel);
   return LoweredFunc{"add", {a, b, c}, make_attr("produce", "C", body)};
 }
 
@@ -159,9 +159,9 @@ TEST(CodegenC, NarrowIntegerArithmeticWrapsAround) {
   Buffer sum = make_buffer("Sum", i8, {n}), prod = make_buffer("Prod", i8, {n});
   Buffer diff = make_buffer("Diff", u8, {n});
   Var i("i");
-  Stmt body = make_seq({store(sum, i, load(a, i) + load(b, i)),
-                        store(prod, i, load(a, i) * load(b, i)),
-                        store(diff, i, make_cast(u8, load(a, i)) - make_cast(u8, load(b, i)))});
+  Stmt body =
+      make_seq({store(sum, i, load(a, i) + load(b, i)), store(prod, i, load(a, i) * load(b, i)),
+                store(diff, i, make_cast(u8, load(a, i)) - make_cast(u8, load(b, i)))});
   CpuModule m = build_c(LoweredFunc{"wrap8", {a, b, sum, prod, diff}, loop(i, n, body)});
   NDArray an = NDArray::empty({n}, i8), bn = NDArray::empty({n}, i8), sn = NDArray::empty({n}, i8),
           pn = NDArray::empty({n}, i8), dn = NDArray::empty({n}, u8);
@@ -184,9 +184,13 @@ TEST(CodegenC, FloorDivisionAndModuloOfNegativeNumbers) {
   // Every a in [-9, 9] against every b in {-4..-1, 1..4}, for int32, int8 and float32.
   std::vector<int> as, bs;
   for (int a = -9; a <= 9; ++a) {
-    for (int b : {-4, -3, -2, -1, 1, 2, 3, 4}) as.push_back(a), bs.push_back(b);
+    for (int b : {-4, -3, -2, -1, 1, 2, 3, 4}) {
+      as.push_back(a);
+      bs.push_back(b);
+    }
   }
-  as.push_back(-128), bs.push_back(-1);  // int8: -128 / -1 wraps to -128
+  as.push_back(-128);  // int8: -128 / -1 wraps to -128
+  bs.push_back(-1);
   const int64_t n = static_cast<int64_t>(as.size());
   DType i8 = DType::kInt8;
   Buffer a = make_buffer("A", kI32, {n}), b = make_buffer("B", kI32, {n});
@@ -201,8 +205,13 @@ TEST(CodegenC, FloorDivisionAndModuloOfNegativeNumbers) {
                         store(r8, i, x8 % y8), store(fq, i, xf / yf), store(fr, i, xf % yf)});
   CpuModule m = build_c(LoweredFunc{"floor_ops", {a, b, q, r, q8, r8, fq, fr}, loop(i, n, body)});
   std::vector<NDArray> args;
-  for (DType t : {kI32, kI32, kI32, kI32, i8, i8, kF32, kF32}) args.push_back(NDArray::empty({n}, t));
-  for (int64_t k = 0; k < n; ++k) data_of<int32_t>(args[0])[k] = as[k], data_of<int32_t>(args[1])[k] = bs[k];
+  for (DType t : {kI32, kI32, kI32, kI32, i8, i8, kF32, kF32}) {
+    args.push_back(NDArray::empty({n}, t));
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    data_of<int32_t>(args[0])[k] = as[k];
+    data_of<int32_t>(args[1])[k] = bs[k];
+  }
   m.run(args);
   for (int64_t k = 0; k < n; ++k) {
     int av = as[k], bv = bs[k];
@@ -224,9 +233,9 @@ TEST(CodegenC, IfGuardSkipsOutOfRangeIterations) {
   Buffer a = make_buffer("A", kF32, {12}), b = make_buffer("B", kF32, {12});
   Buffer c = make_buffer("C", kF32, {12});
   Var i("i");
-  Stmt body = make_seq({make_if(i < 10, store(b, i, load(a, i) * make_float(2.0)),
-                                store(b, i, make_float(-1.0))),
-                        make_if(i < 10, store(c, i, make_float(1.0)))});
+  Stmt body = make_seq(
+      {make_if(i < 10, store(b, i, load(a, i) * make_float(2.0)), store(b, i, make_float(-1.0))),
+       make_if(i < 10, store(c, i, make_float(1.0)))});
   CpuModule m = build_c(LoweredFunc{"guarded", {a, b, c}, loop(i, 12, body)});
   NDArray an = NDArray::empty({12}, kF32), bn = NDArray::empty({12}, kF32),
           cn = NDArray::empty({12}, kF32);
@@ -250,12 +259,18 @@ TEST(CodegenC, MathCallsMinMaxSelectMatchLibm) {
     return make_call(kF32, name, std::move(args));
   };
   Expr av = call("abs", {v});
-  std::vector<Expr> results = {
-      call("exp", {v}),          call("log", {av + make_float(1.0)}), call("sqrt", {av}),
-      call("tanh", {v}),         call("sigmoid", {v}),                call("floor", {v}),
-      call("ceil", {v}),         call("pow", {av, make_float(1.5)}),  av,
-      min(v, make_float(1.0)),   max(v, make_float(1.0)),
-      make_select(v > make_float(0.0), v, make_float(-INFINITY))};
+  std::vector<Expr> results = {call("exp", {v}),
+                               call("log", {av + make_float(1.0)}),
+                               call("sqrt", {av}),
+                               call("tanh", {v}),
+                               call("sigmoid", {v}),
+                               call("floor", {v}),
+                               call("ceil", {v}),
+                               call("pow", {av, make_float(1.5)}),
+                               av,
+                               min(v, make_float(1.0)),
+                               max(v, make_float(1.0)),
+                               make_select(v > make_float(0.0), v, make_float(-INFINITY))};
   std::vector<Stmt> stores;
   for (size_t k = 0; k < results.size(); ++k) {
     stores.push_back(store(out, make_int(static_cast<int>(k * n)) + i, results[k]));
@@ -271,10 +286,10 @@ TEST(CodegenC, MathCallsMinMaxSelectMatchLibm) {
   m.run({xn, on, dn});
   for (int k = 0; k < n; ++k) {
     double t = xs[k], a = std::fabs(t);
-    double ref[12] = {std::exp(t),  std::log(a + 1), std::sqrt(a),   std::tanh(t),
-                      1 / (1 + std::exp(-t)), std::floor(t), std::ceil(t), std::pow(a, 1.5),
-                      a,            std::min(t, 1.0), std::max(t, 1.0),
-                      t > 0 ? t : -INFINITY};
+    double ref[12] = {std::exp(t),      std::log(a + 1),        std::sqrt(a),
+                      std::tanh(t),     1 / (1 + std::exp(-t)), std::floor(t),
+                      std::ceil(t),     std::pow(a, 1.5),       a,
+                      std::min(t, 1.0), std::max(t, 1.0),       t > 0 ? t : -INFINITY};
     for (int r = 0; r < 12; ++r) {
       float got = data_of<float>(on)[r * n + k];
       if (std::isinf(ref[r])) {
@@ -294,15 +309,15 @@ TEST(CodegenC, ConstantsAndCastsFollowCConversions) {
   Buffer fl = make_buffer("Fl", kF32, {2});
   Var i("i");
   const int64_t kStep = int64_t{1} << 40, kBase = -(int64_t{1} << 62);
-  Stmt body = make_seq({
-      loop(i, 4, store(big, i, make_cast(i64, i) * make_int(kStep, i64) + make_int(kBase, i64))),
-      store(ints, 0, make_cast(kI32, make_float(-2.75))),                  // truncates toward 0
-      store(ints, 1, make_cast(kI32, make_cast(DType::kInt8, make_int(300)))),  // wraps to 44
-      store(ints, 2, make_cast(kI32, make_cast(DType::kBool, make_int(7)))),    // nonzero -> 1
-      store(ints, 3, make_int(std::numeric_limits<int32_t>::min())),
-      store(ints, 4, make_call(kI32, "abs", {make_int(-17)})),
-      store(ints, 5, make_call(kI32, "abs", {make_int(std::numeric_limits<int32_t>::min())})),
-      store(fl, 0, make_float(NAN)), store(fl, 1, make_float(0.1))});
+  Stmt body = make_seq(
+      {loop(i, 4, store(big, i, make_cast(i64, i) * make_int(kStep, i64) + make_int(kBase, i64))),
+       store(ints, 0, make_cast(kI32, make_float(-2.75))),  // truncates toward 0
+       store(ints, 1, make_cast(kI32, make_cast(DType::kInt8, make_int(300)))),  // wraps to 44
+       store(ints, 2, make_cast(kI32, make_cast(DType::kBool, make_int(7)))),    // nonzero -> 1
+       store(ints, 3, make_int(std::numeric_limits<int32_t>::min())),
+       store(ints, 4, make_call(kI32, "abs", {make_int(-17)})),
+       store(ints, 5, make_call(kI32, "abs", {make_int(std::numeric_limits<int32_t>::min())})),
+       store(fl, 0, make_float(NAN)), store(fl, 1, make_float(0.1))});
   CpuModule m = build_c(LoweredFunc{"consts", {big, ints, fl}, body});
   EXPECT_NE(m.source().find("INT64_C(1099511627776)"), std::string::npos);
   NDArray bn = NDArray::empty({4}, i64), in = NDArray::empty({6}, kI32),
@@ -323,8 +338,8 @@ TEST(CodegenC, LetBindingsIncludingARebindCompileAndRun) {
   Buffer out = make_buffer("Out", kI32, {2, 5});
   Var i("i"), t("t");
   // The same let variable bound twice in one block: the second binding gets its own C block.
-  Stmt body = make_seq({make_let(t, i * 3, store(out, i, t + t)),
-                        make_let(t, i + 100, store(out, i + 5, t))});
+  Stmt body = make_seq(
+      {make_let(t, i * 3, store(out, i, t + t)), make_let(t, i + 100, store(out, i + 5, t))});
   LoweredFunc f{"lets", {out}, loop(i, 5, body)};
   CpuModule m = build_c(f);
   EXPECT_NE(m.source().find("const int32_t t = i * 3;"), std::string::npos);
@@ -337,7 +352,7 @@ TEST(CodegenC, LetBindingsIncludingARebindCompileAndRun) {
 }
 
 TEST(CodegenC, NamesAreSanitizedAndKeptApartFromCKeywords) {
-  Buffer a = make_buffer("int", kF32, {4});   // a C keyword
+  Buffer a = make_buffer("int", kF32, {4});  // a C keyword
   Buffer b = make_buffer("B.local", kF32, {4});
   Var i("i.outer");
   std::string src = codegen_c(LoweredFunc{"f", {a, b}, loop(i, 4, store(b, i, load(a, i)))});

@@ -34,8 +34,9 @@ LoweredFunc scaled_add(const std::string& name, int64_t rows, int64_t cols, floa
   Var i("i"), j("j");
   Expr idx = i * make_int(cols) + j;
   Expr value = make_buffer_load(a, {idx}) * make_float(scale) + make_buffer_load(b, {idx});
-  Stmt body = make_for(i, 0, make_int(rows), ForKind::kParallel,
-                       make_for(j, 0, make_int(cols), ForKind::kSerial, make_store(c, {idx}, value)));
+  Stmt body =
+      make_for(i, 0, make_int(rows), ForKind::kParallel,
+               make_for(j, 0, make_int(cols), ForKind::kSerial, make_store(c, {idx}, value)));
   return LoweredFunc{name, {a, b, c}, body};
 }
 
@@ -193,9 +194,11 @@ TEST(CpuModule, LoadRejectsLibrariesWithoutOrWithCorruptMetadata) {
 }
 
 TEST(CpuModule, CompilerErrorReportsItsOutputAndKeepsTheSource) {
-  std::string msg = message_of<RuntimeError>(
-      [] { CpuModule::compile("#include <stdint.h>\nint32_t broken(void** args) { return undefined_name; }\n",
-                              "broken", {}, CompileOptions()); });
+  std::string msg = message_of<RuntimeError>([] {
+    CpuModule::compile(
+        "#include <stdint.h>\nint32_t broken(void** args) { return undefined_name; }\n", "broken",
+        {}, CompileOptions());
+  });
   EXPECT_NE(msg.find("failed"), std::string::npos) << msg;
   EXPECT_NE(msg.find("undefined_name"), std::string::npos) << msg;  // the compiler's diagnostic
   size_t at = msg.find("the source is kept at ");
@@ -212,8 +215,8 @@ TEST(CpuModule, CompilerErrorReportsItsOutputAndKeepsTheSource) {
 TEST(CpuModule, MissingCompilerIsARuntimeError) {
   CompileOptions opts;
   opts.compiler = "/nonexistent/tessera-cc";
-  std::string msg = message_of<RuntimeError>(
-      [&] { CpuModule::compile("int x;\n", "x", {}, opts); });
+  std::string msg =
+      message_of<RuntimeError>([&] { CpuModule::compile("int x;\n", "x", {}, opts); });
   EXPECT_NE(msg.find("could not start the C compiler '/nonexistent/tessera-cc'"), std::string::npos)
       << msg;
 }
@@ -230,7 +233,8 @@ TEST(CpuModule, CompilesAndRunsFromSeveralThreadsAtOnce) {
         auto v = inputs(8, 16);
         m.run(v);
         for (int64_t x = 0; x < 8 * 16; ++x) {
-          if (data_of<float>(v[2])[x] != data_of<float>(v[0])[x] * scale + data_of<float>(v[1])[x]) {
+          if (data_of<float>(v[2])[x] !=
+              data_of<float>(v[0])[x] * scale + data_of<float>(v[1])[x]) {
             failures[t] = "wrong value at " + std::to_string(x);
             return;
           }

@@ -75,7 +75,7 @@ std::string call_helper(CHelper h, DType t, const std::vector<std::string>& args
                         CEmitContext& ctx) {
   ctx.helpers.insert({h, t});
   std::string s = c_helper_name(h, t) + "(";
-  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + strip_outer_parens(args[i]);
   return s + ")";
 }
 
@@ -110,15 +110,25 @@ std::string emit_call(const CallNode* op, CEmitContext& ctx) {
   throw bad("unknown function");
 }
 
+// For a >= 0 and b > 0, C's truncating / and % agree with floor division and modulo.
+bool non_negative_over_positive(const BinaryNode* op, CEmitContext& ctx) {
+  std::optional<int64_t> b = const_lower_bound(op->b, ctx.ranges);
+  if (!b || *b < 1) return false;
+  std::optional<int64_t> a = const_lower_bound(op->a, ctx.ranges);
+  return a && *a >= 0;
+}
+
 std::string emit_binary(const BinaryNode* op, CEmitContext& ctx) {
   DType t = op->a.dtype();  // operand type (op->dtype is bool for comparisons)
   std::string a = c_expr(op->a, ctx);
   std::string b = c_expr(op->b, ctx);
   switch (op->kind) {
     case ExprKind::kDiv:
-      if (!is_float(t)) return call_helper(CHelper::kFloorDiv, t, {a, b}, ctx);
-      break;
+      if (is_float(t)) break;
+      if (non_negative_over_positive(op, ctx)) return "(" + a + " / " + b + ")";
+      return call_helper(CHelper::kFloorDiv, t, {a, b}, ctx);
     case ExprKind::kMod:
+      if (!is_float(t) && non_negative_over_positive(op, ctx)) return "(" + a + " % " + b + ")";
       return call_helper(CHelper::kFloorMod, t, {a, b}, ctx);
     case ExprKind::kMin:
       return call_helper(CHelper::kMin, t, {a, b}, ctx);

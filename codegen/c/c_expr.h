@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "codegen/c/c_helpers.h"
+#include "compiler/arith/interval.h"
 #include "compiler/ir/ir.h"
 #include "compiler/ir/ir_printer.h"
 
@@ -24,6 +25,9 @@ struct CEmitContext {
   std::map<const BufferNode*, std::string> buffers;
   // Variables bound by an enclosing loop or let (by creation id).
   std::set<uint64_t> bound_vars;
+  // Their ranges (loop: [min, min + extent - 1]; let: its value), so that integer / and % whose
+  // operands are provably non-negative can be plain C operators instead of floor helpers.
+  VarRanges ranges;
   // Helpers used so far; ordered, so the preamble is deterministic.
   std::set<std::pair<CHelper, DType>> helpers;
 };

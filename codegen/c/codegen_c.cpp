@@ -134,12 +134,14 @@ class BodyWriter {
     }
     // The bounds above are printed before the variable is bound: they cannot mention it.
     ctx_.bound_vars.insert(op->var.id());
+    ctx_.ranges[op->var] = Interval{op->min, op->min + op->extent - make_int(1, op->var.dtype())};
     std::string v = ctx_.names.name_of(op->var);
     line(str("for (", dtype_c_name(op->var.dtype()), " ", v, " = ", lo, "; ", v, " < ", hi, "; ++",
              v, ") {"));
     block(op->body);
     line("}");
     ctx_.bound_vars.erase(op->var.id());
+    ctx_.ranges.erase(op->var);
     in_parallel_ = was_parallel;
     in_simd_ = was_simd;
   }
@@ -213,10 +215,12 @@ class BodyWriter {
       ++depth;
     }
     ctx_.bound_vars.insert(op->var.id());
+    ctx_.ranges[op->var] = Interval::point(op->value);
     line(str("const ", dtype_c_name(op->var.dtype()), " ", ctx_.names.name_of(op->var), " = ",
              value, ";"));
     stmt(op->body);
     ctx_.bound_vars.erase(op->var.id());
+    ctx_.ranges.erase(op->var);
     if (rebound) {
       --depth;
       line("}");

@@ -229,6 +229,32 @@ TEST(CodegenC, FloorDivisionAndModuloOfNegativeNumbers) {
   }
 }
 
+TEST(CodegenC, DivModOfProvablyNonNegativeOperandsArePlainCOperators) {
+  Buffer out = make_buffer("Out", kI32, {4, 12});
+  Var i("i");
+  Expr shifted = i - 6;  // negative for i < 6: needs the floor helpers
+  Stmt body = make_seq({store(out, i, i / 4), store(out, i + 12, i % 4),
+                        store(out, i + 24, shifted / 4), store(out, i + 36, shifted % 4)});
+  LoweredFunc f{"divmod", {out}, loop(i, 12, body)};
+  std::string src = codegen_c(f);
+  EXPECT_NE(src.find("Out[i] = i / 4;"), std::string::npos) << src;
+  EXPECT_NE(src.find("Out[i + 12] = i % 4;"), std::string::npos) << src;
+  EXPECT_NE(src.find("tsr_floordiv_i32(i - 6, 4)"), std::string::npos) << src;
+  EXPECT_NE(src.find("tsr_floormod_i32(i - 6, 4)"), std::string::npos) << src;
+  CpuModule m = build_c(f);
+  NDArray o = NDArray::empty({4, 12}, kI32);
+  m.run({o});
+  const int32_t* r = data_of<int32_t>(o);
+  for (int x = 0; x < 12; ++x) {
+    int s = x - 6;
+    int q = static_cast<int>(std::floor(s / 4.0));
+    EXPECT_EQ(r[x], x / 4);
+    EXPECT_EQ(r[x + 12], x % 4);
+    EXPECT_EQ(r[x + 24], q) << s << " / 4";
+    EXPECT_EQ(r[x + 36], s - 4 * q) << s << " % 4";
+  }
+}
+
 TEST(CodegenC, IfGuardSkipsOutOfRangeIterations) {
   Buffer a = make_buffer("A", kF32, {12}), b = make_buffer("B", kF32, {12});
   Buffer c = make_buffer("C", kF32, {12});

@@ -20,7 +20,14 @@ uint64_t last_addr(const Affine& a, uint16_t ext0, uint16_t ext1) {
 
 class Checker {
  public:
-  Checker(const Kernel& k, const Target& t, PreparedProgram& p) : k_(k), t_(t), p_(p) {}
+  Checker(const Kernel& k, const Target& t, PreparedProgram& p)
+      : k_(k),
+        t_(t),
+        p_(p),
+        ddr_bytes_(k.ddr_bytes()),
+        sram_rows_(uint64_t(t.sram_rows())),
+        acc_rows_(uint64_t(t.acc_rows())),
+        vector_row_cycles_(uint64_t((t.mac_out + t.vector_lanes - 1) / t.vector_lanes)) {}
 
   [[noreturn]] void fail(size_t i, const std::string& what) const {
     throw SimulationError(str(describe_insn(k_, i), ": ", what));
@@ -28,8 +35,8 @@ class Checker {
 
   // Records a touch of rows [first, end) of `mem` and checks it is in range.
   void rows(size_t i, Mem mem, uint64_t first, uint64_t end, const char* role) {
-    uint64_t limit = mem == Mem::kAcc ? t_.acc_rows() : t_.sram_rows();
-    if (end > limit)
+    uint64_t limit = mem == Mem::kAcc ? acc_rows_ : sram_rows_;
+    if (end > limit) [[unlikely]]
       fail(i, str(role, " touches ", mem == Mem::kAcc ? "accumulator" : "SRAM", " rows [", first,
                   ", ", end, ") but the ", mem == Mem::kAcc ? "accumulator" : "SRAM", " has ",
                   limit, " rows (", mem == Mem::kAcc ? t_.acc_bytes : t_.sram_bytes, " bytes)"));
@@ -54,9 +61,9 @@ class Checker {
     uint64_t end = uint64_t(d.sram_addr) + (total_rows - 1) * d.sram_stride + width;
     rows(i, d.mem, d.sram_addr, end, load ? "destination" : "source");
     uint64_t ddr_end = uint64_t(d.ddr_addr) + uint64_t(d.rows - 1) * d.ddr_stride + d.cols * unit;
-    if (ddr_end > k_.ddr_bytes())
+    if (ddr_end > ddr_bytes_)
       fail(i, str("DDR bytes [", d.ddr_addr, ", ", ddr_end,
-                  ") are outside the kernel's DDR space of ", k_.ddr_bytes(), " bytes"));
+                  ") are outside the kernel's DDR space of ", ddr_bytes_, " bytes"));
     op.is_dma = true;
     op.is_store = !load;
     op.ddr_bytes = uint64_t(d.rows) * d.cols * unit;
@@ -91,8 +98,7 @@ class Checker {
     if (!v.use_imm)
       rows(i, v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1, "src2 operand");
     uint64_t iters = uint64_t(v.ext0) * v.ext1;
-    uint64_t per_row = (t_.mac_out + t_.vector_lanes - 1) / t_.vector_lanes;
-    op.cycles = t_.vector_fixed_cycles + iters * per_row;
+    op.cycles = t_.vector_fixed_cycles + iters * vector_row_cycles_;
     p_.vector_ops += iters * t_.mac_out;
   }
 
@@ -120,6 +126,7 @@ class Checker {
   const Kernel& k_;
   const Target& t_;
   PreparedProgram& p_;
+  const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
 };
 
 }  // namespace
@@ -144,6 +151,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
         str("kernel '", k.name, "': the program is empty; it must end with finish"));
   if (n > 0xffffffffull) throw SimulationError(str("kernel '", k.name, "': too many instructions"));
   p.ops.resize(n);
+  for (auto& list : p.queue_insns) list.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const Insn& insn = k.program[i];
     PreparedOp& op = p.ops[i];

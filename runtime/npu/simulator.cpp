@@ -23,8 +23,10 @@ struct TokenQueue {
 struct Unit {
   const uint32_t* insns = nullptr;  // program indices of this queue
   size_t size = 0;
-  size_t pos = 0;  // next instruction to start
+  size_t pos = 0;      // next instruction to start
+  size_t fetched = 0;  // instructions dispatched into this queue so far
   uint64_t free_at = 0;
+  std::vector<uint64_t> dispatch;  // dispatch time per position
   std::vector<uint64_t> complete;  // completion time per position, for the fetcher
 };
 
@@ -42,14 +44,12 @@ class Scheduler {
     depth_[0] = uint64_t(t.load_queue_depth);
     depth_[1] = uint64_t(t.compute_queue_depth);
     depth_[2] = uint64_t(t.store_queue_depth);
-    qindex_.resize(n_);
-    dispatch_.resize(n_);
     for (int u = 0; u < kNumQueues; ++u) {
       const std::vector<uint32_t>& list = p.queue_insns[u];
       units_[u].insns = list.data();
       units_[u].size = list.size();
+      units_[u].dispatch.resize(list.size());
       units_[u].complete.resize(list.size());
-      for (size_t j = 0; j < list.size(); ++j) qindex_[list[j]] = uint32_t(j);
     }
     for (int q = 0; q < kNumTokenQueues; ++q) {
       tokens_[q].push_time.reserve(p.pushes_total[q]);
@@ -66,16 +66,20 @@ class Scheduler {
 
   SimStats run() {
     advance_fetch();
+    // A unit's candidate start time, once known, never changes until the unit starts it: its
+    // dispatch time and the push times of the tokens it needs are fixed when they are recorded.
+    // So only the unit that just started and units still blocked are recomputed.
+    uint64_t cand[kNumQueues];
+    for (int u = 0; u < kNumQueues; ++u) cand[u] = candidate(u);
     for (size_t done = 0; done < n_; ++done) {
-      uint64_t best = kNever;
-      int unit = -1;
-      for (int u = 0; u < kNumQueues; ++u) {
-        uint64_t t = candidate(u);
-        if (t < best) best = t, unit = u;
-      }
-      if (unit < 0) report_deadlock();
-      start(unit, best);
+      int unit = 0;
+      if (cand[1] < cand[unit]) unit = 1;
+      if (cand[2] < cand[unit]) unit = 2;
+      if (cand[unit] == kNever) report_deadlock();
+      start(unit, cand[unit]);
       advance_fetch();
+      for (int u = 0; u < kNumQueues; ++u)
+        if (u == unit || cand[u] == kNever) cand[u] = candidate(u);
     }
     for (int q = 0; q < kNumTokenQueues; ++q) {
       const TokenQueue& tq = tokens_[q];
@@ -96,9 +100,9 @@ class Scheduler {
   uint64_t candidate(int u) const {
     const Unit& s = units_[u];
     if (s.pos == s.size) return kNever;
+    if (s.pos >= s.fetched) return kNever;
     uint32_t i = s.insns[s.pos];
-    if (i >= fetch_) return kNever;
-    uint64_t t = std::max(s.free_at, dispatch_[i]);
+    uint64_t t = std::max(s.free_at, s.dispatch[s.pos]);
     for (uint8_t q : p_.ops[i].pops) {
       if (q == kNoTokenQueue) break;
       const TokenQueue& tq = tokens_[q];
@@ -114,7 +118,7 @@ class Scheduler {
     uint32_t i = s.insns[s.pos];
     const PreparedOp& op = p_.ops[i];
     UnitStats& st = stats_.units[u];
-    st.stalled_cycles += t - std::max(s.free_at, dispatch_[i]);
+    st.stalled_cycles += t - std::max(s.free_at, s.dispatch[s.pos]);
     for (uint8_t q : op.pops) {
       if (q == kNoTokenQueue) break;
       TokenQueue& tq = tokens_[q];
@@ -160,15 +164,15 @@ class Scheduler {
   // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
   void advance_fetch() {
     while (fetch_ < n_) {
-      int q = p_.ops[fetch_].queue;
-      uint64_t j = qindex_[fetch_];
+      Unit& s = units_[p_.ops[fetch_].queue];
+      uint64_t j = s.fetched;
       uint64_t t = fetch_time_;
-      if (j >= depth_[q]) {
-        uint64_t k = j - depth_[q];  // must have completed to free a slot
-        if (units_[q].pos <= k) return;
-        t = std::max(t, units_[q].complete[k]);
+      if (j >= depth_[p_.ops[fetch_].queue]) {
+        uint64_t k = j - depth_[p_.ops[fetch_].queue];  // must have completed to free a slot
+        if (s.pos <= k) return;
+        t = std::max(t, s.complete[k]);
       }
-      dispatch_[fetch_] = fetch_time_ = t;
+      s.dispatch[s.fetched++] = fetch_time_ = t;
       ++fetch_;
     }
   }
@@ -190,7 +194,7 @@ class Scheduler {
         continue;
       }
       uint32_t i = s.insns[s.pos];
-      if (i >= fetch_) {
+      if (s.pos >= s.fetched) {
         why += str("waits for instruction #", i, " to be dispatched (the fetcher is stopped at #",
                    fetch_, " because the ", queue_name(Queue(p_.ops[fetch_].queue)),
                    " instruction queue is full)");
@@ -212,8 +216,6 @@ class Scheduler {
   uint64_t depth_[3];
   Unit units_[3];
   TokenQueue tokens_[kNumTokenQueues];
-  std::vector<uint32_t> qindex_;
-  std::vector<uint64_t> dispatch_;
   size_t fetch_ = 0;
   uint64_t fetch_time_ = 0;
   uint64_t port_free_ = 0;

@@ -69,6 +69,24 @@ ConstBounds div_bounds(const ConstBounds& a, const ConstBounds& b) {
   return {};
 }
 
+// The extremes of a product over a box are at its corners.
+ConstBounds product_bounds(const ConstBounds& a, const ConstBounds& b) {
+  if (a.min && a.max && b.min && b.max) {
+    Opt c[4] = {mul(a.min, *b.min), mul(a.min, *b.max), mul(a.max, *b.min), mul(a.max, *b.max)};
+    ConstBounds r{c[0], c[0]};
+    for (const Opt& x : c) {
+      if (!x) return {};
+      r.min = std::min(*r.min, *x);
+      r.max = std::max(*r.max, *x);
+    }
+    return r;
+  }
+  if (a.min && *a.min >= 0 && b.min && *b.min >= 0) {
+    return {mul(a.min, *b.min), std::nullopt};
+  }
+  return {};
+}
+
 ConstBounds mod_bounds(const ConstBounds& a, const ConstBounds& b) {
   if (b.min && b.max && *b.min == *b.max && *b.min != 0) {
     int64_t c = *b.min;
@@ -115,7 +133,15 @@ class BoundEval {
       case ExprKind::kVar: return var(Var(e));
       case ExprKind::kAdd:
       case ExprKind::kSub:
-      case ExprKind::kMul: return linear(linear_form(e));
+      case ExprKind::kMul: {
+        LinearForm f = linear_form(e);
+        if (f.terms.size() == 1 && f.constant == 0 && f.terms[0].coef == 1 &&
+            f.terms[0].atom.kind() == ExprKind::kMul) {
+          const auto* op = f.terms[0].atom.as<BinaryNode>();  // x * y, neither a constant
+          return product_bounds(expr(op->a), expr(op->b));
+        }
+        return linear(f);
+      }
       case ExprKind::kDiv: {
         const auto* op = e.as<BinaryNode>();
         return div_bounds(expr(op->a), expr(op->b));

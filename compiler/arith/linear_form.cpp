@@ -23,6 +23,7 @@ int64_t add_wrap(int64_t a, int64_t b, DType t) {
 
 // (x / c) * (k * c) + (x % c) * k == x * k: finds one such pair and rewrites it; false if none.
 bool merge_div_mod_pair(LinearForm* f);
+bool congruent(const Expr& x, const Expr& y, int64_t c);
 
 // Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
 void normalize(LinearForm* f) {
@@ -62,6 +63,15 @@ const int64_t* const_divisor(const Expr& e, ExprKind k, Expr* numerator) {
   return c;
 }
 
+// y = x + c*m for a constant m, so that x % c == y % c (the simplifier reduces the constant of a
+// modulo's numerator, but not of a division's).
+bool congruent(const Expr& x, const Expr& y, int64_t c) {
+  if (structural_equal(x, y)) return true;
+  LinearForm d = linear_add(linear_form(x), linear_form(y), -1);
+  return d.is_constant() && d.constant % c == 0;
+}
+
+// Rewrites (y / c) * (k * c) + (x % c) * k, x congruent to y, as y * k.
 bool merge_div_mod_pair(LinearForm* f) {
   for (size_t i = 0; i < f->terms.size(); ++i) {
     Expr x;
@@ -72,7 +82,7 @@ bool merge_div_mod_pair(LinearForm* f) {
       Expr y;
       const int64_t* d = const_divisor(f->terms[j].atom, ExprKind::kDiv, &y);
       if (!d || *d != *c || f->terms[j].coef != mul_wrap(k, *c, f->dtype) ||
-          !structural_equal(x, y)) {
+          !congruent(x, y, *c)) {
         continue;
       }
       LinearForm rest;
@@ -81,7 +91,7 @@ bool merge_div_mod_pair(LinearForm* f) {
       for (size_t t = 0; t < f->terms.size(); ++t) {
         if (t != i && t != j) rest.terms.push_back(f->terms[t]);
       }
-      LinearForm xs = linear_scale(linear_form(x), k);
+      LinearForm xs = linear_scale(linear_form(y), k);
       rest.terms.insert(rest.terms.end(), xs.terms.begin(), xs.terms.end());
       rest.constant = add_wrap(rest.constant, xs.constant, f->dtype);
       *f = std::move(rest);

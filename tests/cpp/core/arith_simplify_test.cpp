@@ -106,6 +106,13 @@ TEST(Simplify, SplitIndexRecombines) {
   EXPECT_EQ(simp(((f / 24) * 24 + f % 24) * 2 + 1), "((f * 2) + 1)");
 }
 
+TEST(Simplify, SplitIndexRecombinesAfterModuloConstantIsReduced) {
+  Var x("x");
+  // (x + 7) % 4 becomes (x + 3) % 4; the pair still recombines into x + 7.
+  EXPECT_EQ(simp(((x + 7) / 4) * 4 + (x + 7) % 4), "(x + 7)");
+  EXPECT_EQ(simp(((x * 2 + 6) / 4) * 4 + (x * 2 + 6) % 4), "((x * 2) + 6)");
+}
+
 TEST(Simplify, DivisionByOneAndModuloByOne) {
   Var x("x");
   EXPECT_EQ(simp(x / 1), "x");

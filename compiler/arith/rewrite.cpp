@@ -1,6 +1,5 @@
 #include "compiler/arith/rewrite.h"
 
-#include <cstdlib>
 #include <numeric>
 #include <optional>
 
@@ -75,10 +74,15 @@ ConstBounds difference_bounds(const Expr& a, const Expr& b, const VarRanges& ran
 
 LinearForm single(const Expr& atom) { return linear_form(atom); }
 
+uint64_t uabs(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+// -v modulo 2^64 (defined for INT64_MIN), then wrapped to t like every coefficient.
+int64_t neg_wrap(int64_t v, DType t) { return wrap_coef(static_cast<int64_t>(0 - static_cast<uint64_t>(v)), t); }
+
+// gcd of c (> 0) and every coefficient and the constant of f: at most c.
 int64_t gcd_of(const LinearForm& f, int64_t c) {
-  int64_t g = std::llabs(c);
-  for (const LinearTerm& t : f.terms) g = std::gcd(g, std::llabs(t.coef));
-  return std::gcd(g, std::llabs(f.constant));
+  uint64_t g = uabs(c);
+  for (const LinearTerm& t : f.terms) g = std::gcd(g, uabs(t.coef));
+  return static_cast<int64_t>(std::gcd(g, uabs(f.constant)));
 }
 
 LinearForm divide_exact(const LinearForm& f, int64_t g) {
@@ -215,12 +219,12 @@ Expr rewrite_compare(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   if (!exact_int(t)) return make_binary(k, a, b);
   // a - b == P - N + c with P, N sums of positive terms: a op b <=> P op N - c.
   LinearForm d = linear_add(linear_form(a), linear_form(b), -1);
-  LinearForm p = linear_constant(0, t), n = linear_constant(-d.constant, t);
+  LinearForm p = linear_constant(0, t), n = linear_constant(neg_wrap(d.constant, t), t);
   for (const LinearTerm& term : d.terms) {
     if (term.coef > 0) {
       p.terms.push_back(term);
     } else {
-      n.terms.push_back({term.atom, -term.coef});
+      n.terms.push_back({term.atom, neg_wrap(term.coef, t)});
     }
   }
   if (p.is_constant()) {  // 0 op N - c  <=>  N mirror(op) c

@@ -133,5 +133,49 @@ TEST(SimplifyStmt, LoopVariableRangeDoesNotLeakOutOfTheLoop) {
   EXPECT_NE(to_string(simplify(make_seq({loop, after}))).find("if ((i < 8))"), std::string::npos);
 }
 
+TEST(SimplifyStmt, RepeatedGuardInsideTheSameGuardIsDropped) {
+  Var i("i"), n("n");
+  Buffer a = make_buffer("A", DType::kFloat32, {8});
+  Stmt store = make_store(a, {i}, make_float(1.0));
+  Stmt s = make_for(i, 0, 8, ForKind::kSerial, make_if(i < n, make_if(i < n, store)));
+  EXPECT_EQ(to_string(simplify(s)),
+            to_string(make_for(i, 0, 8, ForKind::kSerial, make_if(i < n, store))));
+}
+
+TEST(SimplifyStmt, ElseBranchKnowsTheConditionIsFalse) {
+  Var i("i"), n("n");
+  Buffer a = make_buffer("A", DType::kFloat32, {8});
+  Stmt one = make_store(a, {i}, make_float(1.0)), two = make_store(a, {i}, make_float(2.0));
+  Stmt s = make_if(i < n, one, make_if(i >= n, two));
+  EXPECT_EQ(to_string(simplify(s)), to_string(make_if(i < n, one, two)));
+}
+
+TEST(SimplifyStmt, ConditionOnVariableNarrowsItsRangeInTheBranch) {
+  Var i("i");
+  Buffer a = make_buffer("A", DType::kFloat32, {8});
+  Stmt store = make_store(a, {i}, make_float(1.0));
+  // Inside `if (i < 5)`, i is in [0, 4], so i < 7 holds.
+  Stmt s = make_for(i, 0, 100, ForKind::kSerial, make_if(i < 5, make_if(i < 7, store)));
+  EXPECT_EQ(to_string(simplify(s)),
+            to_string(make_for(i, 0, 100, ForKind::kSerial, make_if(i < 5, store))));
+}
+
+TEST(SimplifyStmt, ConjunctionGivesBothFacts) {
+  Var i("i"), j("j");
+  Buffer a = make_buffer("A", DType::kFloat32, {8});
+  Stmt store = make_store(a, {i}, make_float(1.0));
+  Stmt s = make_if((i < 5) && (j > 2), make_if(j > 2, store));
+  EXPECT_EQ(to_string(simplify(s)), to_string(make_if((i < 5) && (j > 2), store)));
+}
+
+TEST(SimplifyStmt, NarrowedRangeEndsWithTheBranch) {
+  Var i("i");
+  Buffer a = make_buffer("A", DType::kFloat32, {8});
+  Stmt store = make_store(a, {i}, make_float(1.0));
+  Stmt s = make_for(i, 0, 100, ForKind::kSerial,
+                    make_seq({make_if(i < 5, store), make_if(i < 7, store)}));
+  EXPECT_NE(to_string(simplify(s)).find("if ((i < 7))"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -13,6 +13,31 @@ bool narrower_than_int(DType t) {
   return t == DType::kInt8 || t == DType::kInt16 || t == DType::kUInt8;
 }
 
+const char* unsigned_c_name(DType t) { return t == DType::kInt64 ? "uint64_t" : "uint32_t"; }
+
+// True when e is computed from variables and constants alone: index arithmetic (loop variables,
+// strides, offsets), which is assumed never to overflow, as compiler/arith and every loop-nest
+// compiler assume. Anything that reads a buffer, calls or casts is data.
+bool is_index_arith(const Expr& e) {
+  switch (e.kind()) {
+    case ExprKind::kIntImm:
+    case ExprKind::kVar:
+      return true;
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMul:
+    case ExprKind::kDiv:
+    case ExprKind::kMod:
+    case ExprKind::kMin:
+    case ExprKind::kMax: {
+      const auto* op = e.as<BinaryNode>();
+      return is_index_arith(op->a) && is_index_arith(op->b);
+    }
+    default:
+      return false;
+  }
+}
+
 std::string int_literal(int64_t v, DType t) {
   switch (t) {
     case DType::kBool:
@@ -138,10 +163,19 @@ std::string emit_binary(const BinaryNode* op, CEmitContext& ctx) {
       break;
   }
   std::string s = "(" + a + c_operator(op->kind) + b + ")";
-  // C promotes int8/int16/uint8 operands to int; the IR computes in the narrow type and wraps.
   bool arith =
       op->kind == ExprKind::kAdd || op->kind == ExprKind::kSub || op->kind == ExprKind::kMul;
-  if (arith && narrower_than_int(t)) s = "((" + dtype_c_name(t) + ")" + s + ")";
+  if (!arith) return s;
+  // C promotes int8/int16/uint8 operands to int; the IR computes in the narrow type and wraps.
+  if (narrower_than_int(t)) return "((" + dtype_c_name(t) + ")" + s + ")";
+  // Signed overflow is undefined in C. Data arithmetic wraps through unsigned; index arithmetic
+  // stays signed so that the C compiler can vectorize and strength-reduce addressing (-fwrapv
+  // would make that 6x slower on a tiled matmul).
+  bool index = is_index_arith(op->a) && is_index_arith(op->b);
+  if ((t == DType::kInt32 || t == DType::kInt64) && !index) {
+    return "((" + dtype_c_name(t) + ")((" + unsigned_c_name(t) + ")" + a + c_operator(op->kind) +
+           "(" + unsigned_c_name(t) + ")" + b + "))";
+  }
   return s;
 }
 

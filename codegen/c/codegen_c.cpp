@@ -298,7 +298,7 @@ std::string codegen_c(const LoweredFunc& f) {
   os << "// Calling convention: int32_t " << f.name << "(void** args); args[i] points to the\n"
      << "// dense row-major data of argument i; arguments must not overlap. Returns 0, or -1\n"
      << "// when a temporary buffer could not be allocated. Integer / and % are floor division\n"
-     << "// and modulo; integer arithmetic wraps (compile with -fwrapv).\n"
+     << "// and modulo; integer data arithmetic wraps (done in unsigned).\n"
      << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
   if (!ctx.helpers.empty()) {
     for (const auto& [h, t] : ctx.helpers) os << c_helper_definition(h, t);

@@ -16,7 +16,10 @@
 //     float Div is `/`, float Mod is a - floor(a / b) * b. Integer division by zero, and
 //     INT32_MIN / -1 for int32/int64, are undefined in C as on the hardware.
 //   * integer arithmetic wraps: int8/int16/uint8 results are cast back to their type (C computes
-//     them in int); int32/int64 wrap because CompileOptions compiles with -fwrapv.
+//     them in int); int32/int64 data arithmetic (anything reading a buffer, calling or casting)
+//     is done in unsigned and converted back (modulo 2^n, GCC's implementation-defined rule).
+//     Index arithmetic (only variables and constants) stays signed and is assumed not to overflow,
+//     as compiler/arith assumes: that is what lets the C compiler vectorize the addressing.
 //   * Cast is a C conversion: integers narrow modulo 2^n (GCC's implementation-defined rule),
 //     nothing saturates, and a float -> int conversion of an out-of-range value is undefined in C.
 //   * Min/Max are `a < b ? a : b` helpers (a NaN operand yields b); Select is `c ? t : f`, which

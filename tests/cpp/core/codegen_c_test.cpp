@@ -180,6 +180,35 @@ TEST(CodegenC, NarrowIntegerArithmeticWrapsAround) {
   }
 }
 
+TEST(CodegenC, Int32AndInt64DataArithmeticWrapsAround) {
+  DType i64 = DType::kInt64;
+  Buffer a = make_buffer("A", kI32, {3}), b = make_buffer("B", kI32, {3});
+  Buffer c = make_buffer("C", i64, {1});
+  Var i("i");
+  Stmt body = make_seq(
+      {loop(i, 3, store(b, i, load(a, i) * load(a, i) + make_int(1))),
+       store(c, 0,
+             make_int(std::numeric_limits<int64_t>::max(), i64) + make_cast(i64, load(a, 0)))});
+  LoweredFunc f{"wrap32", {a, b, c}, body};
+  std::string src = codegen_c(f);
+  EXPECT_NE(src.find("(int32_t)((uint32_t)A[i] * (uint32_t)A[i])"), std::string::npos) << src;
+  CpuModule m = build_c(f);
+  NDArray an = NDArray::empty({3}, kI32), bn = NDArray::empty({3}, kI32),
+          cn = NDArray::empty({1}, i64);
+  const int32_t in[3] = {65536, 46341, -7};
+  for (int k = 0; k < 3; ++k) data_of<int32_t>(an)[k] = in[k];
+  m.run({an, bn, cn});
+  for (int k = 0; k < 3; ++k) {
+    // Reference: the exact product reduced modulo 2^32 into int32's range.
+    int64_t exact = int64_t{in[k]} * in[k] + 1;
+    int64_t wrapped = ((exact % (int64_t{1} << 32)) + (int64_t{1} << 32)) % (int64_t{1} << 32);
+    if (wrapped >= (int64_t{1} << 31)) wrapped -= int64_t{1} << 32;
+    EXPECT_EQ(data_of<int32_t>(bn)[k], wrapped) << in[k] << " * " << in[k] << " + 1";
+  }
+  // INT64_MAX + 65536 wraps to INT64_MIN + 65535.
+  EXPECT_EQ(data_of<int64_t>(cn)[0], std::numeric_limits<int64_t>::min() + 65535);
+}
+
 TEST(CodegenC, FloorDivisionAndModuloOfNegativeNumbers) {
   // Every a in [-9, 9] against every b in {-4..-1, 1..4}, for int32, int8 and float32.
   std::vector<int> as, bs;

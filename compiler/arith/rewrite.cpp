@@ -7,13 +7,27 @@
 #include "compiler/arith/const_fold.h"
 #include "compiler/arith/linear_form.h"
 #include "compiler/ir/equal.h"
+#include "compiler/ir/ir_visitor.h"
 
 namespace tessera {
 
 namespace {
 
-// Types whose arithmetic the simplifier treats as mathematical integers (see the header).
-bool exact_int(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
+// Index arithmetic, which the simplifier treats as mathematical integers (see the header): int32
+// or int64 computed from variables and constants only. A value read from memory (an int32
+// accumulator, say) may really wrap, so expressions with loads or calls get only the rules that
+// are exact under wrapping.
+bool is_index_math(const Expr& e) {
+  if (e.dtype() != DType::kInt32 && e.dtype() != DType::kInt64) return false;
+  bool data = false;
+  post_order_visit(e, [&](const Expr& x) {
+    ExprKind k = x.kind();
+    data = data || k == ExprKind::kBufferLoad || k == ExprKind::kProducerLoad ||
+           k == ExprKind::kCall || k == ExprKind::kReduce;
+  });
+  return !data;
+}
+bool exact(const Expr& a, const Expr& b) { return is_index_math(a) && is_index_math(b); }
 bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }
 
 // a op b  <=>  b mirror(op) a
@@ -62,13 +76,12 @@ std::optional<bool> decide(ExprKind k, const ConstBounds& d) {
 // Bounds of a - b: from their difference's canonical form when the type is exact, else from each
 // operand's own bounds (which are exact about wrapping).
 ConstBounds difference_bounds(const Expr& a, const Expr& b, const VarRanges& ranges) {
-  if (exact_int(a.dtype())) {
-    return const_bounds(linear_add(linear_form(a), linear_form(b), -1), ranges);
-  }
+  if (exact(a, b)) return const_bounds(linear_add(linear_form(a), linear_form(b), -1), ranges);
   ConstBounds x = const_bounds(a, ranges), y = const_bounds(b, ranges);
-  ConstBounds d;  // values of types narrower than 32 bits: no int64 overflow here
-  if (x.min && y.max) d.min = *x.min - *y.max;
-  if (x.max && y.min) d.max = *x.max - *y.min;
+  ConstBounds d;
+  int64_t v;
+  if (x.min && y.max && !__builtin_sub_overflow(*x.min, *y.max, &v)) d.min = v;
+  if (x.max && y.min && !__builtin_sub_overflow(*x.max, *y.min, &v)) d.max = v;
   return d;
 }
 
@@ -166,7 +179,7 @@ Expr rewrite_div_mod(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   if (const int64_t* c = as_const_int(b)) {
     int64_t cv = wrap_int(*c, t);
     if (cv == 1) return is_div ? a : make_int(0, t);
-    if (exact_int(t) && cv > 0) {
+    if (cv > 0 && is_index_math(a)) {
       return is_div ? div_const(linear_form(a), cv, ranges) : mod_const(linear_form(a), cv, ranges);
     }
     ConstBounds ba = const_bounds(a, ranges);
@@ -216,7 +229,7 @@ Expr rewrite_compare(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   }
   if (t == DType::kBool) return make_binary(k, a, b);
   if (auto r = decide(k, difference_bounds(a, b, ranges))) return make_bool(*r);
-  if (!exact_int(t)) return make_binary(k, a, b);
+  if (!exact(a, b)) return make_binary(k, a, b);
   // a - b == P - N + c with P, N sums of positive terms: a op b <=> P op N - c.
   LinearForm d = linear_add(linear_form(a), linear_form(b), -1);
   LinearForm p = linear_constant(0, t), n = linear_constant(neg_wrap(d.constant, t), t);

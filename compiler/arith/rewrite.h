@@ -2,18 +2,20 @@
 // rules of the simplifier, without the traversal (which is in simplify.cpp).
 //
 // Integers: constants fold (const_fold.h); + - * go through the canonical linear form
-// (linear_form.h); for int32/int64, floor division and modulo by a positive constant c split the
+// (linear_form.h); for index arithmetic (int32/int64 over variables and constants), floor division and modulo by a positive constant c split the
 // numerator as c*q + r and drop what the bounds of r decide ((x*32 + y) / 32 == x when
 // 0 <= y < 32), divide out common factors ((x*4) % 16 == (x % 4) * 4) and merge nested divisions
 // ((x / 4) / 8 == x / 32); min, max and comparisons are decided from the bounds of the difference
 // of their operands, and otherwise written as `terms op terms` with common terms cancelled.
-// For int8/int16/uint8, whose arithmetic wraps, only the rules that are exact under wrapping
-// apply, and decisions use the bounds of each operand separately.
+// For int8/int16/uint8, whose arithmetic wraps, and for int32/int64 values computed from loads
+// or calls (an accumulator may really wrap), only the rules that are exact under wrapping apply,
+// and decisions use the bounds of each operand separately.
 // Floats: constant operands fold; nothing else (no reassociation, no x*1.0).
 // Bools: constants fold through && || !, x && true == x, !!x == x, !(a < b) == a >= b on integers.
 //
-// Why int32/int64 may be treated as mathematical integers: they hold loop indices and addresses,
-// which the lowering keeps far from overflow; every loop-nest compiler makes this assumption.
+// Why int32/int64 index arithmetic may be treated as mathematical integers: it computes loop
+// indices and addresses, which the lowering keeps far from overflow; every loop-nest compiler
+// makes this assumption.
 #pragma once
 
 #include "compiler/arith/interval.h"

@@ -113,6 +113,16 @@ TEST(Simplify, SplitIndexRecombinesAfterModuloConstantIsReduced) {
   EXPECT_EQ(simp(((x * 2 + 6) / 4) * 4 + (x * 2 + 6) % 4), "((x * 2) + 6)");
 }
 
+TEST(Simplify, LoadedInt32ValuesAreNotAssumedFreeOfOverflow) {
+  // acc * 256 may wrap in int32, so (acc*256 + 128) / 256 is not acc; an index would be.
+  Var i("i");
+  Buffer b = make_buffer("Acc", DType::kInt32, {8});
+  Expr acc = make_buffer_load(b, {i});
+  EXPECT_EQ(simp((acc * 256 + 128) / 256), "(((Acc[i] * 256) + 128) / 256)");
+  EXPECT_EQ(simp(acc + 5 < acc), "((Acc[i] + 5) < Acc[i])");
+  EXPECT_EQ(simp((i * 256 + 128) / 256), "i");
+}
+
 TEST(Simplify, DivisionByOneAndModuloByOne) {
   Var x("x");
   EXPECT_EQ(simp(x / 1), "x");

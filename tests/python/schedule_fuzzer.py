@@ -1,0 +1,159 @@
+"""A seeded random-schedule generator over the core's operators (used by test_schedule_fuzzer).
+
+Each schedule is a random sequence of primitives: splits (factors including non-divisors and
+factors larger than the extent, or nparts), fuses, reorders, compute_at at random loops,
+compute_inline, cache_read/cache_write and unroll/vectorize/parallel annotations. A primitive
+that raises ScheduleError is recorded (the user would have been told) and the schedule goes on.
+The verdict on a schedule is: built and matched numpy, or rejected with ScheduleError before
+code generation. Anything else is a failure.
+"""
+import collections
+import re
+
+import numpy as np
+
+import tessera
+from tessera import te
+
+import op_defs
+
+SMALL_SHAPES = {
+    "matmul": lambda r: dict(M=int(r.integers(1, 24)), N=int(r.integers(1, 24)), K=int(r.integers(1, 12))),
+    "batch_matmul": lambda r: dict(Bn=int(r.integers(1, 4)), M=int(r.integers(1, 10)),
+                                   N=int(r.integers(1, 10)), K=int(r.integers(1, 8))),
+    "conv2d": lambda r: dict(C=int(r.integers(1, 4)), H=int(r.integers(5, 10)), W=int(r.integers(5, 10)),
+                             K=int(r.integers(1, 5)), stride=int(r.integers(1, 3)),
+                             pad=int(r.integers(0, 2)), dil=int(r.integers(1, 3))),
+    "depthwise_conv2d": lambda r: dict(C=int(r.integers(1, 5)), H=int(r.integers(3, 10)),
+                                       W=int(r.integers(3, 10)), stride=int(r.integers(1, 3))),
+    "max_pool2d": lambda r: dict(C=int(r.integers(1, 4)), H=int(r.integers(3, 12)), W=int(r.integers(3, 12))),
+    "avg_pool2d": lambda r: dict(C=int(r.integers(1, 4)), H=int(r.integers(3, 12)), W=int(r.integers(3, 12))),
+    "dense_bias_relu": lambda r: dict(M=int(r.integers(1, 12)), N=int(r.integers(1, 20)), K=int(r.integers(1, 16))),
+    "softmax": lambda r: dict(M=int(r.integers(1, 9)), N=int(r.integers(1, 40))),
+    "transpose": lambda r: dict(M=int(r.integers(1, 30)), N=int(r.integers(1, 30))),
+    "elementwise_chain": lambda r: dict(M=int(r.integers(1, 20)), N=int(r.integers(1, 30))),
+}
+INT_OK = {"matmul", "batch_matmul", "conv2d", "depthwise_conv2d", "max_pool2d", "transpose",
+          "elementwise_chain", "dense_bias_relu"}
+
+
+def reason_of(err):
+    """A short, stable reason for a ScheduleError: the primitive and the rule it broke."""
+    msg = str(err)
+    m = re.search(r"(split|fuse|reorder|vectorize|parallel|unroll|compute_at(?: target)?|"
+                  r"compute_inline|cache_read|cache_write|tile)[^:]*: (.*)", msg)
+    if not m:
+        return msg[:60]
+    rule = re.sub(r"'[^']*'", "X", m.group(2))
+    rule = re.sub(r"\d+", "N", rule)
+    return f"{m.group(1)}: {' '.join(rule.split()[:7])}"
+
+
+class Fuzzer:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.built = 0
+        self.rejected = collections.Counter()      # final verdict: rejected, by reason
+        self.primitive_errors = collections.Counter()  # primitives refused along the way
+
+    def _try(self, fn):
+        try:
+            return fn()
+        except tessera.ScheduleError as e:
+            self.primitive_errors[reason_of(e)] += 1
+            return None
+
+    def _factor(self, extent):
+        r = self.rng.random()
+        if r < 0.4:
+            divisors = [d for d in range(1, extent + 1) if extent % d == 0]
+            return int(self.rng.choice(divisors))
+        if r < 0.8:
+            return int(self.rng.integers(1, extent + 4))
+        return int(self.rng.integers(-1, 2)) if self.rng.random() < 0.1 else extent + int(self.rng.integers(1, 9))
+
+    def random_schedule(self, case):
+        r = self.rng
+        s = te.create_schedule(case.output.op)
+        # Optional dataflow rewrites first (cache_write must precede loop primitives).
+        if r.random() < 0.15:
+            self._try(lambda: s.cache_write(case.output, "local"))
+        if r.random() < 0.2:
+            inputs = [t for t in case.args[:-1]]
+            t = inputs[int(r.integers(len(inputs)))]
+            readers = [st.op for st in s.stages if t in st.op.input_tensors]
+            if readers:
+                self._try(lambda: s.cache_read(t, "local", readers[:1]))
+        stages = list(s.stages)
+        for _ in range(int(r.integers(1, 9))):
+            st = stages[int(r.integers(len(stages)))]
+            leaves = list(st.leaf_iter_vars)
+            if not leaves:
+                continue
+            choice = r.random()
+            ax = leaves[int(r.integers(len(leaves)))]
+            if choice < 0.3:
+                f = self._factor(max(1, ax.extent))
+                if r.random() < 0.2:
+                    self._try(lambda: st.split(ax, nparts=f))
+                else:
+                    self._try(lambda: st.split(ax, factor=f))
+            elif choice < 0.4 and len(leaves) >= 2:
+                p = int(r.integers(len(leaves) - 1))
+                self._try(lambda: st.fuse(leaves[p], leaves[p + 1]))
+            elif choice < 0.55 and len(leaves) >= 2:
+                perm = [leaves[int(i)] for i in r.permutation(len(leaves))]
+                self._try(lambda: st.reorder(*perm))
+            elif choice < 0.72:
+                consumers = [c for c in stages if st.op in [t.op for t in c.op.input_tensors]
+                             or any(t.op == st.op for t in c.op.input_tensors)]
+                if consumers:
+                    c = consumers[int(r.integers(len(consumers)))]
+                    cl = list(c.leaf_iter_vars)
+                    self._try(lambda: st.compute_at(c, cl[int(r.integers(len(cl)))]))
+            elif choice < 0.8:
+                self._try(lambda: st.compute_inline())
+            else:
+                kind = int(r.integers(3))
+                if kind == 0:
+                    self._try(lambda: st.unroll(ax))
+                elif kind == 1:
+                    target = leaves[-1] if r.random() < 0.7 else ax
+                    self._try(lambda: st.vectorize(target))
+                else:
+                    self._try(lambda: st.parallel(ax))
+        return s
+
+    def one(self, index):
+        r = self.rng
+        name = list(SMALL_SHAPES)[index % len(SMALL_SHAPES)]
+        dtype = "float32"
+        if name in INT_OK and r.random() < 0.4:
+            dtype = "int32" if r.random() < 0.5 else "int8"
+        kw = SMALL_SHAPES[name](r)
+        if name in ("matmul", "conv2d") and dtype == "int8":
+            kw["acc"] = "int32"
+        case = op_defs.ALL_BUILDERS[name](dtype=dtype, **kw)
+        s = self.random_schedule(case)
+        try:
+            f = tessera.build(s, case.args, target="c", name=f"fuzz{index}")
+        except tessera.ScheduleError as e:
+            self.rejected[reason_of(e)] += 1
+            return
+        out, ref = op_defs.run_case(case, f, r)
+        try:
+            op_defs.assert_matches(out, ref, case.output.dtype)
+        except AssertionError as e:
+            raise AssertionError(f"schedule {index} ({name}, {dtype}, {kw}) gave a wrong result:\n"
+                                 f"{s}\n{tessera.lower(s, case.args)}\n{e}") from None
+        self.built += 1
+
+    def report(self):
+        lines = [f"schedule fuzzer: {self.built} built and matched numpy, "
+                 f"{sum(self.rejected.values())} rejected with ScheduleError"]
+        for reason, n in sorted(self.rejected.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  rejected {n:4d}  {reason}")
+        lines.append(f"  primitives refused while generating: {sum(self.primitive_errors.values())}")
+        for reason, n in sorted(self.primitive_errors.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"    {n:4d}  {reason}")
+        return "\n".join(lines)

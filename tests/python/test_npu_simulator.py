@@ -1,0 +1,114 @@
+"""tessera.npu from Python: build kernels, save/load them, run them on numpy arrays (references
+computed with numpy), read timing statistics and the roofline bound."""
+import numpy as np
+import pytest
+
+import tessera
+from tessera import npu
+
+
+def gemm_kernel(multiplier, shift, zero_point):
+    """int8 GEMM 64x64x64 with requantize: A loaded as SRAM rows (m, kb) at 4m+kb, weights packed
+    as 16 tiles (nb, kb), one reset GEMM and one accumulating GEMM per output column block."""
+    a = npu.Assembler(npu.default_target(), "gemm64")
+    A = a.buffer("A", [64, 64], npu.DType.INT8, npu.BufferRole.INPUT)
+    W = a.buffer("W", [4, 4, 16, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    C = a.buffer("C", [64, 64], npu.DType.INT8, npu.BufferRole.OUTPUT)
+    a.load(npu.Mem.SRAM, 0, 4, A, 64, 64, 4)
+    a.load(npu.Mem.SRAM, 256, 256, W, 4096, 1, 256, npu.PUSH_NEXT)
+    for nb in range(4):
+        wgt = 256 + nb * 64
+        a.gemm(True, 64, 1, npu.at(nb, 4), npu.at(0, 4), npu.at(wgt), npu.POP_PREV if nb == 0 else 0)
+        a.gemm(False, 64, 3, npu.at(nb, 4), npu.at(1, 4, 1), npu.at(wgt + 16, 0, 16))
+    a.requantize(256, 1, npu.sram(512, 1), npu.acc(0, 1), multiplier, shift, zero_point,
+                 npu.PUSH_NEXT)
+    a.store(npu.Mem.SRAM, 512, 4, C, 64, 64, 4, npu.POP_PREV)
+    return a.finish()
+
+
+def pack_weights(b):
+    """W[nb, kb, o, i] = B[kb*16 + i, nb*16 + o]: each 16x16 tile holds output lane o in row o."""
+    return np.ascontiguousarray(b.reshape(4, 16, 4, 16).transpose(2, 0, 3, 1))
+
+
+def requantize_ref(x, multiplier, shift, zero_point):
+    p = x.astype(np.int64) * multiplier
+    r = (p + (1 << (shift - 1))) >> shift
+    return np.clip(r + zero_point, -128, 127).astype(np.int8)
+
+
+def test_int8_gemm_with_requantize_matches_numpy():
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (64, 64), dtype=np.int8)
+    b = rng.integers(-128, 128, (64, 64), dtype=np.int8)
+    kernel = gemm_kernel(1 << 20, 30, 5)
+    outputs, stats = npu.run(kernel, {"A": a, "W": pack_weights(b)})
+    want = requantize_ref(a.astype(np.int32) @ b.astype(np.int32), 1 << 20, 30, 5)
+    np.testing.assert_array_equal(outputs["C"], want)
+    assert outputs["C"].dtype == np.int8 and outputs["C"].shape == (64, 64)
+    assert stats["macs"] == 64 ** 3
+
+
+def test_add_relu_saturates_like_numpy():
+    a = npu.Assembler(npu.default_target(), "add_relu")
+    X = a.buffer("x", [32, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    Y = a.buffer("y", [32, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    Z = a.buffer("z", [32, 16], npu.DType.INT8, npu.BufferRole.OUTPUT)
+    a.load(npu.Mem.SRAM, 0, 1, X, 16, 32, 1)
+    a.load(npu.Mem.SRAM, 32, 1, Y, 16, 32, 1, npu.PUSH_NEXT)
+    a.vector(npu.VecOp.ADD, 32, 1, npu.acc(0, 1), npu.sram(0, 1), npu.sram(32, 1), npu.POP_PREV)
+    a.relu(32, 1, npu.sram(64, 1), npu.acc(0, 1), npu.PUSH_NEXT)
+    a.store(npu.Mem.SRAM, 64, 1, Z, 16, 32, 1, npu.POP_PREV)
+    kernel = a.finish()
+    rng = np.random.default_rng(1)
+    x = rng.integers(-128, 128, (32, 16), dtype=np.int8)
+    y = rng.integers(-128, 128, (32, 16), dtype=np.int8)
+    outputs, _ = npu.run(kernel, {"x": x, "y": y})
+    want = np.clip(np.maximum(x.astype(np.int32) + y, 0), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(outputs["z"], want)
+
+
+def test_kernel_file_round_trip_and_timing_statistics(tmp_path):
+    kernel = gemm_kernel(1 << 20, 30, 0)
+    path = str(tmp_path / "gemm.tnpu")
+    kernel.save(path)
+    loaded = npu.load_kernel(path)
+    assert loaded.to_bytes() == kernel.to_bytes()
+    assert [b.name for b in loaded.buffers] == ["A", "W", "C"]
+    assert loaded.disassemble()[0] == "load sram[0] stride=4 <- ddr[0] ddr_stride=64 size=64x4"
+    t = npu.default_target()
+    stats = npu.run_timing(loaded)
+    # Two loads, one after the other in the load queue, each 100 + bytes/16 + rows cycles.
+    loads = (t.dma_fixed_cycles + 4096 // 16 + 64) + (t.dma_fixed_cycles + 4096 // 16 + 1)
+    compute = 4 * ((t.gemm_fixed_cycles + 64) + (t.gemm_fixed_cycles + 192)) + (10 + 256)
+    store = t.dma_fixed_cycles + 4096 // 16 + 64
+    assert stats["cycles"] == loads + compute + store + 0  # finish overlaps the store
+    assert stats["insn_count"]["gemm"] == 8
+    assert stats["ddr_bytes_read"] == 8192 and stats["ddr_bytes_written"] == 4096
+    assert stats["units"]["compute"]["busy_cycles"] == compute + 1
+    assert npu.run_timing(loaded) == stats, "deterministic"
+    bound = npu.roofline(loaded)
+    assert bound.cycles == 1024 and bound.ddr_bytes == 3 * 4096
+    assert npu.achieved_over_bound(loaded, stats["cycles"]) == pytest.approx(stats["cycles"] / 1024)
+
+
+def test_wrong_input_shape_is_an_argument_error_naming_the_buffer():
+    kernel = gemm_kernel(1 << 20, 30, 0)
+    with pytest.raises(tessera.ArgumentError, match="buffer 'A' has shape"):
+        npu.run(kernel, {"A": np.zeros((64, 63), np.int8), "W": np.zeros((4, 4, 16, 16), np.int8)})
+    with pytest.raises(ValueError, match="input buffer 'W' is missing"):
+        npu.run(kernel, {"A": np.zeros((64, 64), np.int8)})
+
+
+def test_errors_arrive_as_tessera_exceptions():
+    with pytest.raises(tessera.TargetError, match="missing field"):
+        npu.parse_target('{"name": "x"}')
+    data = bytearray(gemm_kernel(1, 1, 0).to_bytes())
+    data[len(data) // 2] ^= 1
+    with pytest.raises(tessera.KernelFileError, match="checksum"):
+        npu.kernel_from_bytes(bytes(data))
+    a = npu.Assembler(npu.default_target(), "oob")
+    a.buffer("x", [16], npu.DType.INT8, npu.BufferRole.INPUT)
+    a.load(npu.Mem.SRAM, 16383, 1, 0, 16, 2, 1)
+    with pytest.raises(tessera.SimulationError, match=r"instruction #0 \(load sram\[16383\]"):
+        npu.run_timing(a.finish())

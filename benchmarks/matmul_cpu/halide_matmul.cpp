@@ -34,7 +34,10 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out + "\"";
@@ -135,8 +138,8 @@ int main(int argc, char** argv) {
   std::printf("{\"side\": \"halide\", \"scheduler\": %s, \"n\": %d, \"threads\": %d, ",
               json_string(results.scheduler_name).c_str(), n, threads);
   std::printf("\"target\": %s, \"machine_params\": %s, \"schedule_seconds\": %.3f, ",
-              json_string(target.to_string()).c_str(), json_string(results.machine_params_string).c_str(),
-              schedule_s);
+              json_string(target.to_string()).c_str(),
+              json_string(results.machine_params_string).c_str(), schedule_s);
   std::printf("\"os_threads\": %d, \"times_s\": [", threads_seen);
   for (size_t t = 0; t < times.size(); ++t) std::printf("%s%.6f", t ? ", " : "", times[t]);
   std::printf("], \"median_s\": %.6f, \"gflops\": %.3f, \"max_rel_err\": %.3e, \"ok\": %s}\n",

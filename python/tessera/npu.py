@@ -1,0 +1,69 @@
+"""tessera.npu: the NPU target, kernel files and the cycle-level simulator.
+
+A thin layer over the C++ runtime (runtime/npu); docs/npu_isa.md is the reference.
+
+    import numpy as np
+    from tessera import npu
+    k = npu.load_kernel("gemm.tnpu")
+    outputs, stats = npu.run(k, {"A": a, "W": w})     # functional: numpy in, numpy out
+    stats = npu.run_timing(k)                          # timing: no data
+    print(stats["cycles"], npu.achieved_over_bound(k, stats["cycles"]))
+
+Every function takes an optional target (default: the built-in npu-v1).
+"""
+from ._tessera import npu as _npu
+
+Target = _npu.Target
+Kernel = _npu.Kernel
+Assembler = _npu.Assembler
+Mem = _npu.Mem
+Queue = _npu.Queue
+VecOp = _npu.VecOp
+DType = _npu.DType
+BufferRole = _npu.BufferRole
+Pad = _npu.Pad
+RooflineBound = _npu.RooflineBound
+POP_PREV, POP_NEXT, PUSH_PREV, PUSH_NEXT = (_npu.POP_PREV, _npu.POP_NEXT, _npu.PUSH_PREV,
+                                            _npu.PUSH_NEXT)
+at, sram, acc = _npu.at, _npu.sram, _npu.acc
+default_target = _npu.default_target
+load_target = _npu.load_target
+parse_target = _npu.parse_target
+load_kernel = _npu.load_kernel
+kernel_from_bytes = _npu.kernel_from_bytes
+
+
+def _target(target):
+    return _npu.default_target() if target is None else target
+
+
+def run(kernel, inputs, target=None):
+    """Runs `kernel` in functional mode.
+
+    inputs: dict buffer name -> numpy array with the buffer's exact shape and dtype (int8/int32).
+    Returns (outputs, stats): outputs maps each output buffer's name to a new numpy array; stats is
+    the statistics dict of run_timing (same schedule, same numbers).
+    """
+    return _npu.simulate_functional(kernel, _target(target), dict(inputs))
+
+
+def run_timing(kernel, target=None):
+    """Runs `kernel` in timing mode (no data) and returns its statistics dict: cycles, units
+    (load/compute/store: busy_cycles, stalled_cycles, insns), ddr_bytes_read/written,
+    ddr_port_busy_cycles, sram/acc_peak_bytes, insn_count per opcode, macs, vector_ops."""
+    return _npu.simulate_timing(kernel, _target(target))
+
+
+def roofline(kernel, target=None):
+    """The kernel's roofline bound (RooflineBound: cycles and its three components)."""
+    return _npu.roofline_bound(kernel, _target(target))
+
+
+def roofline_of(macs, min_ddr_bytes, vector_ops, target=None):
+    """The roofline bound of a workload given by its figures."""
+    return _npu.roofline_bound_of(_target(target), macs, min_ddr_bytes, vector_ops)
+
+
+def achieved_over_bound(kernel, cycles, target=None):
+    """Measured cycles over the kernel's roofline bound (>= 1; 1 is the physical limit)."""
+    return _npu.achieved_over_bound(cycles, roofline(kernel, target))

@@ -91,17 +91,18 @@ uint64_t uabs(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_
 // -v modulo 2^64 (defined for INT64_MIN), then wrapped to t like every coefficient.
 int64_t neg_wrap(int64_t v, DType t) { return wrap_coef(static_cast<int64_t>(0 - static_cast<uint64_t>(v)), t); }
 
-// gcd of c (> 0) and every coefficient and the constant of f: at most c.
-int64_t gcd_of(const LinearForm& f, int64_t c) {
+// gcd of c (> 0) and every coefficient of f (not its constant): at most c.
+int64_t gcd_of_terms(const LinearForm& f, int64_t c) {
   uint64_t g = uabs(c);
   for (const LinearTerm& t : f.terms) g = std::gcd(g, uabs(t.coef));
-  return static_cast<int64_t>(std::gcd(g, uabs(f.constant)));
+  return static_cast<int64_t>(g);
 }
 
-LinearForm divide_exact(const LinearForm& f, int64_t g) {
+// For f = g*y + k with g dividing every coefficient: y + floor(k / g).
+LinearForm divide_terms(const LinearForm& f, int64_t g) {
   LinearForm r = f;
   for (LinearTerm& t : r.terms) t.coef /= g;
-  r.constant /= g;
+  r.constant = floor_div(f.constant, g);
   return r;
 }
 
@@ -127,9 +128,10 @@ Expr div_atom(const LinearForm& f, int64_t c, const VarRanges& ranges) {
 // bounds when it can be.
 Expr div_const(const LinearForm& f0, int64_t c, const VarRanges& ranges) {
   LinearForm f = f0;
-  int64_t g = gcd_of(f, c);
-  if (g > 1) {  // floor(g*y / (g*k)) == floor(y / k)
-    f = divide_exact(f, g);
+  int64_t g = gcd_of_terms(f, c);
+  if (g > 1) {
+    // f = g*y + k: floor(f / (g*c')) == floor(floor(f / g) / c') == floor((y + floor(k/g)) / c').
+    f = divide_terms(f, g);
     c /= g;
   }
   if (c == 1) return linear_form_to_expr(f);
@@ -151,7 +153,7 @@ Expr div_const(const LinearForm& f0, int64_t c, const VarRanges& ranges) {
 }
 
 // floor_mod(f, c) for c > 0 on an exact type: multiples of c drop out; r % c is decided by r's
-// bounds when it can be; common factors come out: (g*y) % (g*k) == g * (y % k).
+// bounds when it can be; common factors come out: (g*y + k) % (g*c') == g*((y + k/g) % c') + k%g.
 Expr mod_const(const LinearForm& f, int64_t c, const VarRanges& ranges) {
   DType t = f.dtype;
   LinearForm r = linear_constant(floor_mod(f.constant, c), t);
@@ -162,8 +164,13 @@ Expr mod_const(const LinearForm& f, int64_t c, const VarRanges& ranges) {
   if (rb.min && rb.max && floor_div(*rb.min, c) == floor_div(*rb.max, c)) {
     return linear_form_to_expr(linear_add(r, linear_constant(floor_div(*rb.min, c) * c, t), -1));
   }
-  int64_t g = gcd_of(r, c);
-  if (g > 1) return linear_form_to_expr(linear_scale(single(mod_const(divide_exact(r, g), c / g, ranges)), g));
+  int64_t g = gcd_of_terms(r, c);
+  if (g > 1) {
+    // r = g*y + k, c = g*c': r mod c == g * ((y + floor(k/g)) mod c') + k mod g.
+    Expr inner = mod_const(divide_terms(r, g), c / g, ranges);
+    return linear_form_to_expr(
+        linear_add(linear_scale(single(inner), g), linear_constant(floor_mod(r.constant, g), t)));
+  }
   if (r.terms.size() == 1 && r.constant == 0 && r.terms[0].coef == 1 &&
       r.terms[0].atom.kind() == ExprKind::kMod) {  // (x % (c*k)) % c == x % c
     const auto* op = r.terms[0].atom.as<BinaryNode>();

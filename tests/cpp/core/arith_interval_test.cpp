@@ -135,6 +135,15 @@ TEST(Interval, ConstantExtentOfClippedWindow) {
   EXPECT_EQ(const_lower_bound(min(io * 32 + 31, 99) - io * 32 + 1, r), 4);
 }
 
+TEST(Interval, ConstantExtentOfRegionClampedOnBothSides) {
+  // What bound inference asks: the extent of [max(lo, 0), min(hi, 99)] for lo = io*32 - 1 and
+  // hi = io*32 + 32 (a 3-point stencil over a split of 32).
+  Var io("io");
+  VarRanges r{{io, Interval::range(0, 4)}};
+  Expr lo = max(io * 32 - 1, 0), hi = min(io * 32 + 32, 99);
+  EXPECT_EQ(const_upper_bound(hi - lo + 1, r), 34);
+}
+
 TEST(Interval, ConstantBoundOfUnrangedVariableIsUnknown) {
   Var n("n");
   EXPECT_EQ(const_upper_bound(n + 1, {}), std::nullopt);

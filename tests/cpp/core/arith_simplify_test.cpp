@@ -88,6 +88,14 @@ TEST(Simplify, CommonFactorsDivideOut) {
   EXPECT_EQ(simp((x * 4 + 8) / 16), "((x + 2) / 4)");
 }
 
+TEST(Simplify, CommonFactorOfTermsDividesOutPastTheConstant) {
+  Var x("x");
+  // floor((8x + 7) / 24) == floor(floor((8x + 7) / 8) / 3) == floor(x / 3).
+  EXPECT_EQ(simp((x * 8 + 7) / 24), "(x / 3)");
+  EXPECT_EQ(simp((x * 8 + 7) % 24), "(((x % 3) * 8) + 7)");
+  EXPECT_EQ(simp((x * 8 - 1) / 24), "((x - 1) / 3)");
+}
+
 TEST(Simplify, NestedFloorDivisionsMerge) {
   Var x("x");
   EXPECT_EQ(simp((x / 4) / 8), "(x / 32)");

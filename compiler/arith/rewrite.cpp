@@ -204,10 +204,13 @@ Expr rewrite_div_mod(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   return make_binary(k, a, b);
 }
 
-Expr rewrite_min_max(ExprKind k, const Expr& a, const Expr& b, const VarRanges& ranges) {
+Expr rewrite_min_max(ExprKind k, const Expr& a0, const Expr& b0, const VarRanges& ranges) {
   bool is_min = k == ExprKind::kMin;
-  if (!is_int(a.dtype())) return make_binary(k, a, b);
-  if (structural_equal(a, b)) return a;
+  if (!is_int(a0.dtype())) return make_binary(k, a0, b0);
+  if (structural_equal(a0, b0)) return a0;
+  bool swap = as_const_int(a0) && !as_const_int(b0);  // constants on the right
+  const Expr& a = swap ? b0 : a0;
+  const Expr& b = swap ? a0 : b0;
   ConstBounds d = difference_bounds(a, b, ranges);
   if (d.max && *d.max <= 0) return is_min ? a : b;
   if (d.min && *d.min >= 0) return is_min ? b : a;
@@ -224,7 +227,6 @@ Expr rewrite_min_max(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
     const int64_t* c1 = as_const_int(a.as<BinaryNode>()->b);
     if (c1 && (is_min ? *c1 >= *cb : *c1 <= *cb)) return b;
   }
-  if (as_const_int(a) && !cb) return make_binary(k, b, a);  // constants on the right
   return make_binary(k, a, b);
 }
 

@@ -186,8 +186,8 @@ TEST(ArithRandom, SimplifiedIntegerExpressionsKeepTheirValueAndStayInBounds) {
     });
     if (HasFatalFailure()) return;
   }
-  // Most results are already in normal form: a second pass rarely finds more to do.
-  EXPECT_GT(idempotent, checked * 95 / 100);
+  // Results are in normal form: a second pass finds nothing more to do (one pass is enough).
+  EXPECT_GE(idempotent, checked * 99 / 100);
 }
 
 TEST(ArithRandom, ProvenConditionsHoldEverywhere) {

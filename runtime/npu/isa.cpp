@@ -29,10 +29,6 @@ std::string deps_text(const Deps& d) {
 
 }  // namespace
 
-bool is_known_opcode(Opcode op) {
-  return static_cast<uint8_t>(op) >= 1 && static_cast<uint8_t>(op) < kNumOpcodes;
-}
-
 const char* opcode_name(Opcode op) {
   switch (op) {
     case Opcode::kLoad:
@@ -85,19 +81,6 @@ const char* queue_name(Queue q) {
       return "store";
   }
   return "unknown";
-}
-
-Queue queue_of(const Insn& insn) {
-  switch (insn.opcode) {
-    case Opcode::kLoad:
-      return Queue::kLoad;
-    case Opcode::kStore:
-      return Queue::kStore;
-    case Opcode::kSync:
-      return insn.sync_queue;
-    default:
-      return Queue::kCompute;
-  }
 }
 
 std::string disassemble(const Insn& insn) {

@@ -102,14 +102,27 @@ struct Insn {
   Vector vec;                       // kVector
 };
 
-bool is_known_opcode(Opcode op);
+inline bool is_known_opcode(Opcode op) {
+  return static_cast<uint8_t>(op) >= 1 && static_cast<uint8_t>(op) < kNumOpcodes;
+}
 const char* opcode_name(Opcode op);  // "load", ..., "unknown"
 const char* vec_op_name(VecOp op);
 const char* queue_name(Queue q);
 
 // The queue an instruction runs in. Unknown opcodes are reported by the caller, so this returns
 // kCompute for them.
-Queue queue_of(const Insn& insn);
+inline Queue queue_of(const Insn& insn) {
+  switch (insn.opcode) {
+    case Opcode::kLoad:
+      return Queue::kLoad;
+    case Opcode::kStore:
+      return Queue::kStore;
+    case Opcode::kSync:
+      return insn.sync_queue;
+    default:
+      return Queue::kCompute;
+  }
+}
 
 // One line of text, stable (tests and error messages compare it), e.g.
 //   gemm reset ext=64x1 acc=0+4i+0j inp=0+4i+1j wgt=0+0i+64j deps=pop_prev

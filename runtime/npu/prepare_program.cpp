@@ -151,6 +151,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
         str("kernel '", k.name, "': the program is empty; it must end with finish"));
   if (n > 0xffffffffull) throw SimulationError(str("kernel '", k.name, "': too many instructions"));
   p.ops.resize(n);
+  std::array<uint64_t, kNumTokenQueues> pops_total{};
   for (auto& list : p.queue_insns) list.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const Insn& insn = k.program[i];
@@ -182,11 +183,15 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
     p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
     for (uint8_t tq : op.pushes)
       if (tq != kNoTokenQueue) p.pushes_total[tq]++;
+    for (uint8_t tq : op.pops)
+      if (tq != kNoTokenQueue) pops_total[tq]++;
   }
   if (k.program[n - 1].opcode != Opcode::kFinish) c.fail(n - 1, "the program must end with finish");
   // Token underflow: a pop with no matching push anywhere in the program can never be satisfied.
+  bool underflow = false;
+  for (int q = 0; q < kNumTokenQueues; ++q) underflow |= pops_total[q] > p.pushes_total[q];
   std::array<uint64_t, kNumTokenQueues> pops{};
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; underflow && i < n; ++i)
     for (uint8_t tq : p.ops[i].pops) {
       if (tq == kNoTokenQueue) continue;
       if (++pops[tq] > p.pushes_total[tq])

@@ -15,9 +15,11 @@ constexpr uint64_t kNever = UINT64_MAX;
 // A dependency-token queue, recorded as history: push times are known as soon as the pushing
 // instruction starts (its completion is fixed then), pops when the popping one starts.
 struct TokenQueue {
-  std::vector<uint64_t> push_time;
+  std::vector<uint64_t> push_time;  // sized to the program's total pushes (prepare_program)
   std::vector<uint32_t> pusher;
-  std::vector<uint64_t> pop_time;
+  std::vector<uint64_t> pop_time;  // pops never exceed pushes (token underflow is static)
+  size_t pushed = 0;
+  size_t popped = 0;
 };
 
 struct Unit {
@@ -52,9 +54,9 @@ class Scheduler {
       units_[u].complete.resize(list.size());
     }
     for (int q = 0; q < kNumTokenQueues; ++q) {
-      tokens_[q].push_time.reserve(p.pushes_total[q]);
-      tokens_[q].pusher.reserve(p.pushes_total[q]);
-      tokens_[q].pop_time.reserve(p.pushes_total[q]);
+      tokens_[q].push_time.resize(p.pushes_total[q]);
+      tokens_[q].pusher.resize(p.pushes_total[q]);
+      tokens_[q].pop_time.resize(p.pushes_total[q]);
     }
     if (kFunctional) {
       mem_.sram.assign(size_t(t.sram_bytes), 0);
@@ -77,14 +79,14 @@ class Scheduler {
       if (cand[2] < cand[unit]) unit = 2;
       if (cand[unit] == kNever) report_deadlock();
       start(unit, cand[unit]);
-      advance_fetch();
+      if (unit == fetch_wait_) advance_fetch();
       for (int u = 0; u < kNumQueues; ++u)
         if (u == unit || cand[u] == kNever) cand[u] = candidate(u);
     }
     for (int q = 0; q < kNumTokenQueues; ++q) {
       const TokenQueue& tq = tokens_[q];
-      size_t k = tq.pop_time.size() + size_t(t_.token_queue_depth);
-      if (k < tq.push_time.size()) overflow(q, k);
+      size_t k = tq.popped + size_t(t_.token_queue_depth);
+      if (k < tq.pushed) overflow(q, k);
     }
     stats_.insn_count = p_.insn_count;
     stats_.macs = p_.macs;
@@ -106,9 +108,8 @@ class Scheduler {
     for (uint8_t q : p_.ops[i].pops) {
       if (q == kNoTokenQueue) break;
       const TokenQueue& tq = tokens_[q];
-      size_t k = tq.pop_time.size();
-      if (k >= tq.push_time.size()) return kNever;
-      t = std::max(t, tq.push_time[k]);
+      if (tq.popped >= tq.pushed) return kNever;
+      t = std::max(t, tq.push_time[tq.popped]);
     }
     return t;
   }
@@ -122,10 +123,10 @@ class Scheduler {
     for (uint8_t q : op.pops) {
       if (q == kNoTokenQueue) break;
       TokenQueue& tq = tokens_[q];
-      size_t j = tq.pop_time.size();
-      tq.pop_time.push_back(t);
+      size_t j = tq.popped++;
+      tq.pop_time[j] = t;
       size_t k = j + size_t(t_.token_queue_depth);  // the push that needed this pop to have room
-      if (k < tq.push_time.size() && tq.push_time[k] < t) overflow(q, k);
+      if (k < tq.pushed && tq.push_time[k] < t) overflow(q, k);
     }
     uint64_t end;
     if (op.is_dma) {
@@ -144,12 +145,12 @@ class Scheduler {
     for (uint8_t q : op.pushes) {
       if (q == kNoTokenQueue) break;
       TokenQueue& tq = tokens_[q];
-      size_t k = tq.push_time.size();
-      tq.push_time.push_back(end);
-      tq.pusher.push_back(i);
+      size_t k = tq.pushed++;
+      tq.push_time[k] = end;
+      tq.pusher[k] = i;
       if (k >= size_t(t_.token_queue_depth)) {
         size_t j = k - size_t(t_.token_queue_depth);
-        if (j < tq.pop_time.size() && tq.pop_time[j] > end) overflow(q, k);
+        if (j < tq.popped && tq.pop_time[j] > end) overflow(q, k);
       }
     }
     s.free_at = end;
@@ -162,19 +163,24 @@ class Scheduler {
 
   // The fetcher dispatches instructions in program order, taking no time, and stops while the
   // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
+  // Only a completion in the queue it waits on (fetch_wait_) can restart it.
   void advance_fetch() {
     while (fetch_ < n_) {
-      Unit& s = units_[p_.ops[fetch_].queue];
-      uint64_t j = s.fetched;
+      int q = p_.ops[fetch_].queue;
+      Unit& s = units_[q];
       uint64_t t = fetch_time_;
-      if (j >= depth_[p_.ops[fetch_].queue]) {
-        uint64_t k = j - depth_[p_.ops[fetch_].queue];  // must have completed to free a slot
-        if (s.pos <= k) return;
+      if (s.fetched >= depth_[q]) {
+        uint64_t k = s.fetched - depth_[q];  // must have completed to free a slot
+        if (s.pos <= k) {
+          fetch_wait_ = q;
+          return;
+        }
         t = std::max(t, s.complete[k]);
       }
       s.dispatch[s.fetched++] = fetch_time_ = t;
       ++fetch_;
     }
+    fetch_wait_ = -1;
   }
 
   [[noreturn]] void overflow(int q, size_t k) const {
@@ -202,7 +208,7 @@ class Scheduler {
       }
       why += str("waits at ", describe_insn(k_, i));
       for (uint8_t q : p_.ops[i].pops)
-        if (q != kNoTokenQueue && tokens_[q].pop_time.size() >= tokens_[q].push_time.size())
+        if (q != kNoTokenQueue && tokens_[q].popped >= tokens_[q].pushed)
           why += str(" for a token on the ", token_queue_name(q), " queue");
     }
     throw SimulationError(str("kernel '", k_.name, "': deadlock at cycle ", now_,
@@ -217,6 +223,7 @@ class Scheduler {
   Unit units_[3];
   TokenQueue tokens_[kNumTokenQueues];
   size_t fetch_ = 0;
+  int fetch_wait_ = -1;  // the queue whose full instruction queue stops the fetcher, or -1
   uint64_t fetch_time_ = 0;
   uint64_t port_free_ = 0;
   uint64_t now_ = 0;

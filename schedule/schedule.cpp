@@ -120,15 +120,14 @@ Stage Schedule::operator[](const Operation& op) {
 std::vector<StagePtr> Schedule::consumers_of(const StageNode& stage) const {
   std::vector<StagePtr> out;
   for (const StagePtr& st : stages_) {
-    if (st->attach_type == AttachType::kInline && st.get() != &stage) {
-      // An inlined stage's consumers read through it; count it as a consumer still: lowering
-      // substitutes it, so its readers become the real consumers (handled by lower()).
-    }
-    for (const Operation& in : st->inputs()) {
-      if (in == stage.op || in == stage.origin_op) {
-        out.push_back(st);
-        break;
-      }
+    bool reads = false;
+    for (const Operation& in : st->inputs()) reads |= in == stage.op || in == stage.origin_op;
+    if (!reads) continue;
+    // An inlined stage is substituted into its readers: they are the real consumers.
+    std::vector<StagePtr> real =
+        st->attach_type == AttachType::kInline ? consumers_of(*st) : std::vector<StagePtr>{st};
+    for (const StagePtr& c : real) {
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
     }
   }
   return out;

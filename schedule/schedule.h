@@ -121,7 +121,7 @@ class Schedule {
   // Computes `tensor`'s stage into a new buffer in `scope` and copies it out; returns the cache.
   Tensor cache_write(const Tensor& tensor, const std::string& scope);
 
-  // Stages that read `stage`'s output (after redirects).
+  // Stages that read `stage`'s output (after redirects), looking through inlined stages.
   std::vector<StagePtr> consumers_of(const StageNode& stage) const;
   // A readable description of every stage: relations, leaf order, annotations, attach points.
   std::string to_string() const;

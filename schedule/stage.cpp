@@ -199,12 +199,8 @@ void Stage::compute_at(const Stage& parent, const IterVar& axis) {
     throw ScheduleError(str(what, ": stage '", parent.name(), "' does not read '", st.name(),
                             "'; compute_at must target a loop of a stage that consumes it"));
   }
-  for (const StagePtr& c : consumers) {
-    if (c != parent.node_) {
-      throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
-                              "'; compute_at needs a single consumer (use compute_root)"));
-    }
-  }
+  // Other readers must end up computed inside the target loop too; lowering checks that, since
+  // they may be attached after this call.
   // No cycles: the parent must not itself be computed inside this stage.
   for (StagePtr p = parent.node_; p; p = p->attach_type == AttachType::kScope ? p->attach_stage : nullptr) {
     if (p == node_) {

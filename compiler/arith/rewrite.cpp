@@ -256,6 +256,32 @@ Expr rewrite_compare(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   return make_binary(k, linear_form_to_expr(p), linear_form_to_expr(n));
 }
 
+// Integer data arithmetic (narrow types, or anything with loads) keeps its shape, which later
+// passes pattern-match (acc + a*b is a MAC): only identities apply.
+Expr rewrite_data_arith(ExprKind k, const Expr& a, const Expr& b) {
+  DType t = a.dtype();
+  auto is = [&](const Expr& e, int64_t v) {
+    const int64_t* c = as_const_int(e);
+    return c && wrap_int(*c, t) == v;
+  };
+  switch (k) {
+    case ExprKind::kAdd:
+      if (is(b, 0)) return a;
+      if (is(a, 0)) return b;
+      break;
+    case ExprKind::kSub:
+      if (is(b, 0)) return a;
+      if (structural_equal(a, b)) return make_int(0, t);
+      break;
+    default:  // kMul
+      if (is(b, 1)) return a;
+      if (is(a, 1)) return b;
+      if (is(a, 0) || is(b, 0)) return make_int(0, t);
+      break;
+  }
+  return make_binary(k, a, b);
+}
+
 Expr rewrite_logical(ExprKind k, const Expr& a, const Expr& b) {
   bool is_and = k == ExprKind::kAnd;
   const int64_t *ca = as_const_int(a), *cb = as_const_int(b);
@@ -281,6 +307,7 @@ Expr rewrite_binary(ExprKind k, const Expr& a, const Expr& b, const VarRanges& r
     case ExprKind::kSub:
     case ExprKind::kMul: {
       if (!is_int(t)) return make_binary(k, a, b);
+      if (!exact(a, b)) return rewrite_data_arith(k, a, b);
       if (k == ExprKind::kMul) return linear_form_to_expr(linear_form(make_binary(k, a, b)));
       return linear_form_to_expr(
           linear_add(linear_form(a), linear_form(b), k == ExprKind::kAdd ? 1 : -1));

@@ -42,25 +42,57 @@ VarMap root_values(const StageBounds& b) {
   return m;
 }
 
-// The region of `st` needed by one iteration of its attach loop.
-void infer_attached_region(const StageNode& st, const BoundMap& bm, StageBounds& b) {
+// Position of `iv` among `y`'s loops.
+size_t leaf_position(const StageNode& y, const IterVar& iv) {
+  return std::find(y.leaf_iter_vars.begin(), y.leaf_iter_vars.end(), iv) - y.leaf_iter_vars.begin();
+}
+
+// The loop of `y` inside which `c` is (transitively) computed, or nullptr when it is not inside y.
+IterVar enclosing_loop_of(const StageNode& c, const StageNode& y) {
+  const StageNode* s = &c;
+  while (s->attach_type == AttachType::kScope) {
+    if (s->attach_stage.get() == &y) return s->attach_ivar;
+    s = s->attach_stage.get();
+  }
+  return nullptr;
+}
+
+// The region of `st` needed by one iteration of its attach loop: every read by its consumers,
+// with the attach stage's loops inside the attach loop, and every loop of a consumer computed
+// inside it, ranging over their extents.
+void infer_attached_region(const StageNode& st, const Schedule& sch, const BoundMap& bm,
+                           const std::vector<const StageNode*>& consumers, StageBounds& b) {
   const StageNode& y = *st.attach_stage;
   const StageBounds& yb = bm.at(&y);
-  auto pos = std::find(y.leaf_iter_vars.begin(), y.leaf_iter_vars.end(), st.attach_ivar);
+  size_t pos = leaf_position(y, st.attach_ivar);
   VarRanges inner;
-  for (auto it = pos + 1; it != y.leaf_iter_vars.end(); ++it) {
-    inner[(*it)->var] = Interval::range(0, yb.extent.at((*it)->var.id()));
+  for (size_t i = pos + 1; i < y.leaf_iter_vars.size(); ++i) {
+    const IterVar& leaf = y.leaf_iter_vars[i];
+    inner[leaf->var] = Interval::range(0, yb.extent.at(leaf->var.id()));
   }
-  VarMap vals = root_values(yb);
+  // Only stages after `st` in topological order can read it (and their bounds are known).
+  const auto& stages = sch.stages();
+  auto after = std::find_if(stages.begin(), stages.end(), [&](const StagePtr& p) { return p.get() == &st; });
+  for (auto it = after + 1; it != stages.end(); ++it) {
+    const StagePtr& other = *it;
+    if (other->attach_type == AttachType::kInline || !enclosing_loop_of(*other, y)) continue;
+    for (const IterVar& leaf : other->leaf_iter_vars) {
+      inner[leaf->var] = Interval::range(0, bm.at(other.get()).extent.at(leaf->var.id()));
+    }
+  }
   size_t ndim = st.op->axis.size();
   std::vector<Interval> region(ndim);
   bool first = true;
-  for (const std::vector<Expr>& idx : reads_of(yb.body, st)) {
-    for (size_t d = 0; d < ndim; ++d) {
-      Interval iv = eval_interval(substitute(idx[d], vals), inner);
-      region[d] = first ? iv : interval_union(region[d], iv);
+  for (const StageNode* c : consumers) {
+    const StageBounds& cb = bm.at(c);
+    VarMap vals = root_values(cb);
+    for (const std::vector<Expr>& idx : reads_of(cb.body, st)) {
+      for (size_t d = 0; d < ndim; ++d) {
+        Interval iv = eval_interval(substitute(idx[d], vals), inner);
+        region[d] = first ? iv : interval_union(region[d], iv);
+      }
+      first = false;
     }
-    first = false;
   }
   for (size_t d = 0; d < ndim; ++d) {
     int64_t full = st.op->axis[d]->extent;
@@ -123,8 +155,7 @@ void replay_relations(const StageNode& st, StageBounds& b, VarRanges& loop_range
   for (Expr& g : b.guards) g = simplify(g);
 }
 
-void check_attachment(const Schedule& sch, const StageNode& st, const BoundMap& bm,
-                      const std::vector<const StageNode*>& consumers) {
+void check_attachment(const StageNode& st, const std::vector<const StageNode*>& consumers) {
   const StageNode& y = *st.attach_stage;
   std::string what = str("stage '", st.name(), "': compute_at '", y.name(), "'");
   if (y.attach_type == AttachType::kInline) {
@@ -137,14 +168,20 @@ void check_attachment(const Schedule& sch, const StageNode& st, const BoundMap& 
                             "' (split or fused after compute_at); compute_at one of its current "
                             "loops"));
   }
-  for (const StageNode* c : consumers) {
-    if (c != &y) {
-      throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
-                              "'; compute_at needs a single consumer (use compute_root)"));
-    }
+  if (std::find(consumers.begin(), consumers.end(), &y) == consumers.end()) {
+    throw ScheduleError(str(what, ": '", y.name(), "' does not read '", st.name(),
+                            "'; compute_at must target a loop of a stage that consumes it"));
   }
-  if (consumers.empty()) {
-    throw ScheduleError(str(what, ": '", y.name(), "' does not read '", st.name(), "'"));
+  size_t pos = leaf_position(y, st.attach_ivar);
+  for (const StageNode* c : consumers) {
+    if (c == &y) continue;
+    IterVar loop = enclosing_loop_of(*c, y);
+    if (!loop || leaf_position(y, loop) < pos) {
+      throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
+                              "', which is not computed inside loop '",
+                              st.attach_ivar->var.name(), "' of '", y.name(),
+                              "'; compute that reader inside this loop too, or use compute_root"));
+    }
   }
 }
 
@@ -178,8 +215,8 @@ BoundMap infer_bounds(const Schedule& sch) {
           consumers.push_back(c.get());
         }
       }
-      check_attachment(sch, st, bm, consumers);
-      infer_attached_region(st, bm, b);
+      check_attachment(st, consumers);
+      infer_attached_region(st, sch, bm, consumers, b);
     }
     replay_relations(st, b, bm.loop_ranges);
   }

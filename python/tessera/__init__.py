@@ -8,7 +8,15 @@ The package is thin: the logic lives in the C++ core (the _tessera extension mod
     f = tessera.build(s, [A, B, C], target="c")
     f(a, b, c)
 """
-from . import _tessera
+import os as _os
+
+# The compiled core (_tessera) lives in the build tree: <repo>/build unless TESSERA_BUILD_DIR says.
+__path__.append(_os.path.join(
+    _os.environ.get("TESSERA_BUILD_DIR",
+                    _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..", "..", "build")),
+    "python", "tessera"))
+
+from . import _tessera  # noqa: E402
 from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerError, TargetError,
                        KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray

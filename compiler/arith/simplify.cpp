@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "compiler/arith/const_bounds.h"
+#include "compiler/arith/const_fold.h"
 #include "compiler/arith/rewrite.h"
 #include "compiler/ir/equal.h"
 #include "compiler/ir/ir_visitor.h"
@@ -45,6 +46,13 @@ class Simplifier : public IRMutator {
     Var var_;
     std::optional<Interval> old_;
   };
+
+  // An immediate outside its type's range (uint8(-1)) means its wrapped value; every rule reads
+  // constants as plain numbers, so they are put in range first.
+  Expr mutate_IntImm(const IntImmNode* op, const Expr& e) override {
+    int64_t v = wrap_int(op->value, op->dtype);
+    return v == op->value ? e : make_int(v, op->dtype);
+  }
 
   Expr mutate_Var(const VarNode*, const Expr& e) override {
     // A variable known to be one constant (a let of a constant, a loop of extent 1) is that

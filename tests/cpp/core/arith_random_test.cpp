@@ -220,7 +220,7 @@ TEST(ArithRandom, NarrowIntegerExpressionsKeepTheirWrappedValue) {
   uint32_t salt = 200000;
   for (DType t : {DType::kInt8, DType::kUInt8, DType::kInt16}) {
     salt += 100000;
-    for (uint32_t seed = 1; seed <= 600; ++seed) {
+    for (uint32_t seed = 1; seed <= 2000; ++seed) {
       Gen g(seed + salt, {}, t);
       Case c = random_case(g, t);
       Gen eg(seed * 31337u + salt, c.vars, t);

@@ -26,8 +26,7 @@ TEST(SimplifyStmt, GuardThatLoopRangesProveIsDropped) {
 
 TEST(SimplifyStmt, GuardThatLoopRangesCannotProveStays) {
   SplitNest n;
-  EXPECT_NE(to_string(simplify(n.with_guard(100))).find("if ((((io * 32) + ii) < 100))"),
-            std::string::npos);
+  EXPECT_EQ(to_string(simplify(n.with_guard(100))), to_string(n.with_guard(100)));
 }
 
 TEST(SimplifyStmt, GuardThatIsNeverTrueRemovesTheBody) {
@@ -130,7 +129,7 @@ TEST(SimplifyStmt, LoopVariableRangeDoesNotLeakOutOfTheLoop) {
   // The second statement's `i < 8` is outside the loop: i is unknown there.
   Stmt loop = make_for(i, 0, 8, ForKind::kSerial, make_store(a, {i}, make_float(1.0)));
   Stmt after = make_if(i < 8, make_store(a, {Expr(0)}, make_float(2.0)));
-  EXPECT_NE(to_string(simplify(make_seq({loop, after}))).find("if ((i < 8))"), std::string::npos);
+  EXPECT_EQ(to_string(simplify(make_seq({loop, after}))), to_string(make_seq({loop, after})));
 }
 
 TEST(SimplifyStmt, RepeatedGuardInsideTheSameGuardIsDropped) {
@@ -174,7 +173,7 @@ TEST(SimplifyStmt, NarrowedRangeEndsWithTheBranch) {
   Stmt store = make_store(a, {i}, make_float(1.0));
   Stmt s = make_for(i, 0, 100, ForKind::kSerial,
                     make_seq({make_if(i < 5, store), make_if(i < 7, store)}));
-  EXPECT_NE(to_string(simplify(s)).find("if ((i < 7))"), std::string::npos);
+  EXPECT_EQ(to_string(simplify(s)), to_string(s));
 }
 
 }  // namespace

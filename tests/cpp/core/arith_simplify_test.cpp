@@ -131,6 +131,17 @@ TEST(Simplify, LoadedInt32ValuesAreNotAssumedFreeOfOverflow) {
   EXPECT_EQ(simp((i * 256 + 128) / 256), "i");
 }
 
+TEST(Simplify, IntegerDataArithmeticKeepsItsShape) {
+  // acc + a*b is what MAC pattern matching looks for: it is not reordered into canonical form.
+  Var i("i");
+  Buffer c = make_buffer("C", DType::kInt32, {8}), a = make_buffer("A", DType::kInt8, {8});
+  Expr acc = make_buffer_load(c, {i});
+  Expr prod = make_cast(DType::kInt32, make_buffer_load(a, {i})) * make_cast(DType::kInt32, make_buffer_load(a, {i + 0}));
+  EXPECT_EQ(simp(acc + prod), "(C[i] + (int32(A[i]) * int32(A[i])))");
+  EXPECT_EQ(simp(acc * 1 + 0), "C[i]");
+  EXPECT_EQ(simp(acc - acc), "0");
+}
+
 TEST(Simplify, DivisionByOneAndModuloByOne) {
   Var x("x");
   EXPECT_EQ(simp(x / 1), "x");

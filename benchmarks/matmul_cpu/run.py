@@ -310,14 +310,22 @@ def summarise(results, n):
     for key, outs in results.items():
         errors = [o["error"] for o in outs if "error" in o]
         times = [t for o in outs if "error" not in o for t in o["times_s"]]
-        if errors or not times:
-            table[key] = {"gflops": None, "error": errors[0] if errors else "not run"}
+        if not times:
+            # What the side itself reported beats a crash of its process (e.g. a failed import).
+            told = [e for e in errors if not e.startswith("exit ")]
+            table[key] = {"gflops": None, "error": (told or errors or ["not run"])[0]}
+            continue
+        # A round that failed (say, the extension rebuilt under it) leaves the others usable;
+        # a wrong result fails the whole measurement.
+        wrong = [e for e in errors if e.startswith("wrong result")]
+        if wrong:
+            table[key] = {"gflops": None, "error": wrong[0]}
             continue
         med = statistics.median(times)
         table[key] = {"gflops": flops / med / 1e9, "best_gflops": flops / min(times) / 1e9,
-                      "median_ms": med * 1e3,
-                      "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
-                      "samples": len(times)}
+                      "median_ms": med * 1e3, "min_ms": min(times) * 1e3,
+                      "max_ms": max(times) * 1e3, "samples": len(times),
+                      "failed_rounds": errors}
     return table
 
 
@@ -362,9 +370,15 @@ def render(table, results, info, args, elapsed):
     two = max(args.threads)
     r = ratio(best_tessera(table, two)[1], table[("numpy", two)]["gflops"])
     verdict = "not measured" if r is None else ("met" if r >= 0.5 else "NOT met")
-    w(f"Target (tessera ≥ 0.5× OpenBLAS on {two} threads): **{verdict}**"
+    w(f"Target (tessera ≥ 0.5× OpenBLAS on {two} threads, medians): **{verdict}**"
       + ("" if r is None else f" ({r:.2f}×)") + ". The tessera column is the faster of the "
       "schedules below, named in brackets.")
+    busy = max(info["loadavg"][0], os.getloadavg()[0])
+    if busy > 0.5 * info["nproc"]:
+        w("")
+        w(f"**Warning: the machine was busy (load average up to {busy:.1f} on {info['nproc']} "
+          "cores), so these figures and the verdict are not trustworthy; rerun on a quiet "
+          "machine.**")
     w("")
     w("The same from the fastest call of each measurement (best of all samples), which is less "
       "sensitive to other processes on the machine than the median; OpenBLAS's two threads "
@@ -382,8 +396,10 @@ def render(table, results, info, args, elapsed):
             if row["gflops"] is None:
                 w(f"- {m}, {t} thread(s): **failed**: {row['error']}")
             else:
+                failed = row["failed_rounds"]
                 w(f"- {m}, {t} thread(s): {row['gflops']:.1f} GFLOP/s; {row['median_ms']:.2f} / "
-                  f"{row['min_ms']:.2f} / {row['max_ms']:.2f} ms, {row['samples']} samples")
+                  f"{row['min_ms']:.2f} / {row['max_ms']:.2f} ms, {row['samples']} samples"
+                  + (f" ({len(failed)} round(s) failed: {failed[0]})" if failed else ""))
     w("")
     w("## How each side is built")
     w("")

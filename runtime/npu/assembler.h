@@ -20,7 +20,7 @@
 namespace tessera::npu {
 
 // Dependency flags, or-ed together: kPopPrev | kPushNext.
-enum DepFlag : unsigned { kPopPrev = 1, kPopNext = 2, kPushPrev = 4, kPushNext = 8 };
+constexpr unsigned kPopPrev = 1, kPopNext = 2, kPushPrev = 4, kPushNext = 8;
 Deps deps_from_flags(unsigned flags);
 
 // A vector-op operand: a memory and an affine row address base + stride0*i0 + stride1*i1.

@@ -94,4 +94,15 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   return f;
 }
 
+std::string to_string(const LoweredFunc& f) {
+  std::string s = "func " + f.name + "(";
+  for (size_t i = 0; i < f.args.size(); ++i) {
+    const Buffer& b = f.args[i];
+    s += (i ? ", " : "") + b->name + ": " + dtype_name(b->dtype) + "[";
+    for (size_t d = 0; d < b->shape.size(); ++d) s += (d ? ", " : "") + std::to_string(b->shape[d]);
+    s += "]";
+  }
+  return s + ") {\n" + to_string(f.body, 1) + "}\n";
+}
+
 }  // namespace tessera

@@ -25,4 +25,7 @@ namespace tessera {
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args,
                   const std::string& name = "main");
 
+// The function as readable text: its signature, then its body indented.
+std::string to_string(const LoweredFunc& f);
+
 }  // namespace tessera

@@ -68,7 +68,7 @@ const char* binary_symbol(ExprKind k) {
 
 class Printer : public IRVisitor {
  public:
-  explicit Printer(std::ostream& os) : os_(os) {}
+  explicit Printer(std::ostream& os, int depth = 0) : os_(os), depth_(depth) {}
   using IRVisitor::visit;
 
  protected:
@@ -203,9 +203,11 @@ class Printer : public IRVisitor {
   }
   void visit_IfThenElse(const IfThenElseNode* op, const Stmt&) override {
     indent();
-    os_ << "if (";
+    // A binary condition prints its own parentheses.
+    bool bare = op->cond.as<BinaryNode>() != nullptr;
+    os_ << (bare ? "if " : "if (");
     visit(op->cond);
-    os_ << ") {\n";
+    os_ << (bare ? " {\n" : ") {\n");
     block(op->then_case, op->else_case.defined() ? "} else {\n" : "}\n");
     if (op->else_case.defined()) block(op->else_case);
   }
@@ -230,8 +232,8 @@ class Printer : public IRVisitor {
   }
 
   std::ostream& os_;
+  int depth_;
   NameTable names_;
-  int depth_ = 0;
 };
 
 }  // namespace
@@ -255,9 +257,9 @@ std::string to_string(const Expr& e) {
   p.visit(e);
   return os.str();
 }
-std::string to_string(const Stmt& s) {
+std::string to_string(const Stmt& s, int indent) {
   std::ostringstream os;
-  Printer p(os);
+  Printer p(os, indent);
   p.visit(s);
   return os.str();
 }

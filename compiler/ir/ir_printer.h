@@ -35,7 +35,8 @@ class NameTable {
 };
 
 std::string to_string(const Expr& e);
-std::string to_string(const Stmt& s);
+// `indent` levels of two spaces before every line.
+std::string to_string(const Stmt& s, int indent = 0);
 std::ostream& operator<<(std::ostream& os, const Expr& e);
 std::ostream& operator<<(std::ostream& os, const Stmt& s);
 

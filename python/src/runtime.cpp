@@ -56,14 +56,7 @@ NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
 void bind_runtime(py::module_& m) {
   py::class_<LoweredFunc>(m, "LoweredFunc")
       .def_property_readonly("name", [](const LoweredFunc& f) { return f.name; })
-      .def("__str__", [](const LoweredFunc& f) {
-        std::string s = "func " + f.name + "(";
-        for (size_t i = 0; i < f.args.size(); ++i) {
-          const Buffer& b = f.args[i];
-          s += (i ? ", " : "") + b->name + ": " + dtype_name(b->dtype) + shape_to_string(b->shape);
-        }
-        return s + ") {\n" + to_string(f.body) + "}\n";
-      });
+      .def("__str__", [](const LoweredFunc& f) { return to_string(f); });
 
   py::class_<NDArray>(m, "NDArray", py::buffer_protocol())
       .def_property_readonly("shape", [](const NDArray& a) { return a.shape(); })

@@ -313,14 +313,15 @@ def test_operator_matches_numpy(op, kw, sched):
 
 
 def top_level_produces(ir):
-    return [l.strip() for l in ir.splitlines() if l.startswith("// produce")]
+    """The stages produced at the top level of the function body (indented one level)."""
+    return [l.strip() for l in ir.splitlines() if l.startswith("  // produce")]
 
 
 def test_dense_bias_relu_fuses_into_one_loop_nest():
     case = op_defs.dense_bias_relu()
     ir = check(case, dense_one_nest(case))
     assert top_level_produces(ir) == ["// produce Y"]
-    assert "  // produce D" in ir          # the reduction lives inside Y's loops
+    assert "    // produce D" in ir        # the reduction lives inside Y's loops
     assert "Bias" not in ir                # the bias add is inlined
 
 

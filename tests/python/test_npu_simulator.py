@@ -112,3 +112,34 @@ def test_errors_arrive_as_tessera_exceptions():
     a.load(npu.Mem.SRAM, 16383, 1, 0, 16, 2, 1)
     with pytest.raises(tessera.SimulationError, match=r"instruction #0 \(load sram\[16383\]"):
         npu.run_timing(a.finish())
+
+
+def test_zero_padded_3x3_conv_tile_matches_numpy():
+    """NHWC16 tile: the load pads one pixel on each side; one GEMM per tap walks the 8x8 output
+    pixels with the padded tile's row stride; the accumulator is stored as int32."""
+    H = W = 8
+    P = W + 2
+    a = npu.Assembler(npu.default_target(), "conv3x3")
+    IN = a.buffer("input", [H, W, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    WT = a.buffer("weight", [3, 3, 16, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    OUT = a.buffer("output", [H, W, 16], npu.DType.INT32, npu.BufferRole.OUTPUT)
+    a.load(npu.Mem.SRAM, 0, P, IN, W * 16, H, W, 0, npu.Pad(1, 1, 1, 1))
+    a.load(npu.Mem.SRAM, 100, 0, WT, 0, 1, 9 * 16, npu.PUSH_NEXT)
+    for tap in range(9):
+        r, s = divmod(tap, 3)
+        a.gemm(tap == 0, H, W, npu.at(0, W, 1), npu.at(r * P + s, P, 1), npu.at(100 + tap * 16),
+               npu.POP_PREV if tap == 0 else 0)
+    a.sync(npu.Queue.COMPUTE, npu.PUSH_NEXT)
+    a.store(npu.Mem.ACC, 0, 1, OUT, 64, H * W, 1, npu.POP_PREV)
+    kernel = a.finish()
+
+    rng = np.random.default_rng(2)
+    x = rng.integers(-128, 128, (H, W, 16), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 16, 16), dtype=np.int8)  # [r, s, out, in]
+    outputs, _ = npu.run(kernel, {"input": x, "weight": w})
+    xp = np.pad(x.astype(np.int32), ((1, 1), (1, 1), (0, 0)))
+    want = np.zeros((H, W, 16), np.int32)
+    for r in range(3):
+        for s in range(3):
+            want += np.einsum("hwi,oi->hwo", xp[r:r + H, s:s + W], w[r, s].astype(np.int32))
+    np.testing.assert_array_equal(outputs["output"], want)

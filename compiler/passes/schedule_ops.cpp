@@ -205,15 +205,15 @@ class NestBuilder {
       const IterVar& leaf = st.leaf_iter_vars[level];
       std::vector<const StageNode*> inside = attached_at(st, leaf);
       if (st.annotation(leaf) == Annotation::kVectorize) {
-        if (level != n - 1) {
-          throw ScheduleError(str("stage '", st.name(), "': vectorize: axis '", leaf->var.name(),
-                                  "' is not the innermost loop of the stage; reorder it to the "
-                                  "innermost position or vectorize the innermost loop"));
-        }
-        if (!inside.empty()) {
-          throw ScheduleError(str("stage '", st.name(), "': vectorize: stage '",
-                                  inside.front()->name(), "' is computed inside vectorized axis '",
-                                  leaf->var.name(), "'; compute it at an outer loop"));
+        // Iterations of a data-parallel loop write disjoint elements, so any of the stage's loops
+        // may be vectorized; but a stage computed inside would need a buffer per SIMD lane.
+        for (size_t inner_level = level; inner_level < n; ++inner_level) {
+          std::vector<const StageNode*> below = attached_at(st, st.leaf_iter_vars[inner_level]);
+          if (!below.empty()) {
+            throw ScheduleError(str("stage '", st.name(), "': vectorize: stage '",
+                                    below.front()->name(), "' is computed inside vectorized axis '",
+                                    leaf->var.name(), "'; compute it at a loop outside that axis"));
+          }
         }
       }
       Stmt inner = update_nest(st, level + 1, update, init, first_reduce);

@@ -22,8 +22,8 @@ struct ArgBinding {
   Buffer buffer;
 };
 
-// Raises ScheduleError for a schedule that cannot be laid out (a vectorized loop that is not its
-// stage's innermost loop, or that has a stage computed inside it) and LowerError for a tensor the
+// Raises ScheduleError for a schedule that cannot be laid out (a vectorized loop with a stage
+// computed inside it) and LowerError for a tensor the
 // nest needs that is neither computed nor an argument.
 Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds, const std::vector<ArgBinding>& args);
 

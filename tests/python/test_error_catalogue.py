@@ -104,12 +104,14 @@ def test_vectorize_on_a_reduction_axis_is_rejected():
         s[C].vectorize(C.op.reduce_axis[0])
 
 
-def test_vectorize_of_an_outer_loop_is_rejected_at_lowering():
-    A, B, C = matmul()
+def test_vectorize_with_a_stage_computed_inside_is_rejected_at_lowering():
+    A, B, C = two_stage()
     s = te.create_schedule(C.op)
-    s[C].vectorize(C.op.axis[0])
-    with pytest.raises(tessera.ScheduleError, match=r"vectorize: axis 'i' is not the innermost loop of the stage"):
-        tessera.lower(s, [A, B, C])
+    i, j = C.op.axis
+    s[C].vectorize(i)
+    s[B].compute_at(s[C], j)
+    with pytest.raises(tessera.ScheduleError, match=r"stage 'C': vectorize: stage 'B' is computed inside vectorized axis 'i'; compute it at a loop outside that axis"):
+        tessera.lower(s, [A, C])
 
 
 def test_compute_at_into_a_stage_that_does_not_consume_is_rejected():

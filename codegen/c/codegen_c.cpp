@@ -76,6 +76,10 @@ class BodyWriter {
         return emit_let(s.as<LetStmtNode>());
       case StmtKind::kAttrStmt:
         return emit_attr(s.as<AttrStmtNode>());
+      case StmtKind::kNpuDma:
+      case StmtKind::kNpuGemm:
+      case StmtKind::kNpuVector:
+        throw InternalError("codegen_c: an NPU statement reached the C backend");
     }
   }
 

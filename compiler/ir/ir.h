@@ -271,6 +271,66 @@ struct AttrStmtNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kAttrStmt; }
 };
 
+// ---- NPU statements ------------------------------------------------------------------------------
+// Produced by NPU lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32)
+// are addressed in rows of kNpuLanes elements (one SRAM row, one accumulator row); a buffer's
+// row r is its elements [r * kNpuLanes, (r + 1) * kNpuLanes). Row expressions may use loop
+// variables: codegen/npu folds affine loops around a GEMM or vector statement into the
+// instruction's two loop levels and unrolls every other loop.
+
+constexpr int64_t kNpuLanes = 16;
+
+// DMA between a global buffer (DDR) and an on-chip buffer: `rows` rows of `cols` units each
+// (a unit is one on-chip row of kNpuLanes elements). DDR row r starts at element
+// ddr_offset + r * ddr_row_stride and holds cols * kNpuLanes contiguous elements; on chip, row r
+// starts at chip_row + r * chip_row_stride (rows of the chip buffer). A load may add zero units
+// around the region (pad_*), written on chip without DDR traffic.
+struct NpuDmaNode : StmtNode {
+  bool load;
+  Buffer chip;
+  Expr chip_row;
+  int64_t chip_row_stride;
+  Buffer ddr;
+  Expr ddr_offset;
+  int64_t ddr_row_stride;
+  int64_t rows, cols;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  NpuDmaNode() : StmtNode(StmtKind::kNpuDma) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kNpuDma; }
+};
+
+// One MAC-array step: for o in [0, 16): acc[acc_row][o] (reset ? = : +=)
+//   sum over i in [0, 16) of inp[inp_row][i] * wgt[wgt_row + o][i]   (int8 x int8 -> int32).
+struct NpuGemmNode : StmtNode {
+  bool reset;
+  Buffer acc;
+  Expr acc_row;
+  Buffer inp;
+  Expr inp_row;
+  Buffer wgt;
+  Expr wgt_row;
+  NpuGemmNode() : StmtNode(StmtKind::kNpuGemm) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kNpuGemm; }
+};
+
+// One vector-unit row operation: dst[dst_row][l] = op(src[src_row][l], operand[l]) for each lane,
+// operand = src2[src2_row][l] when src2 is set, else the immediate. Ops and saturation as in
+// docs/npu_isa.md: add, sub, mul, min, max, relu, shr, clip (imm..imm_hi),
+// requantize (imm = multiplier, shift, zero_point).
+struct NpuVectorNode : StmtNode {
+  std::string op;
+  Buffer dst;
+  Expr dst_row;
+  Buffer src;
+  Expr src_row;
+  Buffer src2;  // null: immediate operand
+  Expr src2_row;
+  int64_t imm = 0, imm_hi = 0;
+  int64_t shift = 0, zero_point = 0;
+  NpuVectorNode() : StmtNode(StmtKind::kNpuVector) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kNpuVector; }
+};
+
 // ---- constructors (check invariants; throw InternalError on misuse) ---------------------------
 
 Expr make_int(int64_t value, DType t = kIndexType);

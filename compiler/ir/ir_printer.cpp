@@ -223,6 +223,53 @@ class Printer : public IRVisitor {
     os_ << "// " << op->key << " " << op->value << "\n";
     visit(op->body);
   }
+  void row(const Buffer& b, const Expr& r) {
+    os_ << b->name << ".row[";
+    visit(r);
+    os_ << "]";
+  }
+  void visit_NpuDma(const NpuDmaNode* op, const Stmt&) override {
+    indent();
+    os_ << "npu.dma_" << (op->load ? "load " : "store ");
+    row(op->chip, op->chip_row);
+    os_ << " stride " << op->chip_row_stride << (op->load ? " <- " : " -> ") << op->ddr->name
+        << "[";
+    visit(op->ddr_offset);
+    os_ << "] stride " << op->ddr_row_stride << ", " << op->rows << " x " << op->cols << " units";
+    if (op->pad_top || op->pad_bottom || op->pad_left || op->pad_right) {
+      os_ << ", pad " << op->pad_top << " " << op->pad_bottom << " " << op->pad_left << " "
+          << op->pad_right;
+    }
+    os_ << "\n";
+  }
+  void visit_NpuGemm(const NpuGemmNode* op, const Stmt&) override {
+    indent();
+    os_ << "npu.gemm" << (op->reset ? ".reset " : " ");
+    row(op->acc, op->acc_row);
+    os_ << (op->reset ? " = " : " += ");
+    row(op->inp, op->inp_row);
+    os_ << " x ";
+    row(op->wgt, op->wgt_row);
+    os_ << "\n";
+  }
+  void visit_NpuVector(const NpuVectorNode* op, const Stmt&) override {
+    indent();
+    os_ << "npu.vector." << op->op << " ";
+    row(op->dst, op->dst_row);
+    os_ << " = ";
+    row(op->src, op->src_row);
+    if (op->src2) {
+      os_ << ", ";
+      row(op->src2, op->src2_row);
+    } else if (op->op == "requantize") {
+      os_ << ", mul " << op->imm << " shift " << op->shift << " zp " << op->zero_point;
+    } else if (op->op == "clip") {
+      os_ << ", " << op->imm << ".." << op->imm_hi;
+    } else if (op->op != "relu") {
+      os_ << ", " << op->imm;
+    }
+    os_ << "\n";
+  }
   void block(const Stmt& body, const char* close = "}\n") {
     ++depth_;
     visit(body);

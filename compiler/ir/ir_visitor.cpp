@@ -77,6 +77,20 @@ void IRVisitor::visit_LetStmt(const LetStmtNode* op, const Stmt&) {
   visit(op->body);
 }
 void IRVisitor::visit_AttrStmt(const AttrStmtNode* op, const Stmt&) { visit(op->body); }
+void IRVisitor::visit_NpuDma(const NpuDmaNode* op, const Stmt&) {
+  visit(op->chip_row);
+  visit(op->ddr_offset);
+}
+void IRVisitor::visit_NpuGemm(const NpuGemmNode* op, const Stmt&) {
+  visit(op->acc_row);
+  visit(op->inp_row);
+  visit(op->wgt_row);
+}
+void IRVisitor::visit_NpuVector(const NpuVectorNode* op, const Stmt&) {
+  visit(op->dst_row);
+  visit(op->src_row);
+  visit(op->src2_row);
+}
 
 // ---- mutator ------------------------------------------------------------------------------------
 
@@ -201,6 +215,33 @@ Stmt IRMutator::mutate_LetStmt(const LetStmtNode* op, const Stmt& s) {
 Stmt IRMutator::mutate_AttrStmt(const AttrStmtNode* op, const Stmt& s) {
   Stmt b = mutate(op->body);
   return b.same_as(op->body) ? s : make_attr(op->key, op->value, b);
+}
+
+Stmt IRMutator::mutate_NpuDma(const NpuDmaNode* op, const Stmt& s) {
+  Expr c = mutate(op->chip_row), d = mutate(op->ddr_offset);
+  if (c.same_as(op->chip_row) && d.same_as(op->ddr_offset)) return s;
+  auto n = std::make_shared<NpuDmaNode>(*op);
+  n->chip_row = c;
+  n->ddr_offset = d;
+  return Stmt(n);
+}
+Stmt IRMutator::mutate_NpuGemm(const NpuGemmNode* op, const Stmt& s) {
+  Expr a = mutate(op->acc_row), i = mutate(op->inp_row), w = mutate(op->wgt_row);
+  if (a.same_as(op->acc_row) && i.same_as(op->inp_row) && w.same_as(op->wgt_row)) return s;
+  auto n = std::make_shared<NpuGemmNode>(*op);
+  n->acc_row = a;
+  n->inp_row = i;
+  n->wgt_row = w;
+  return Stmt(n);
+}
+Stmt IRMutator::mutate_NpuVector(const NpuVectorNode* op, const Stmt& s) {
+  Expr d = mutate(op->dst_row), x = mutate(op->src_row), y = mutate(op->src2_row);
+  if (d.same_as(op->dst_row) && x.same_as(op->src_row) && y.same_as(op->src2_row)) return s;
+  auto n = std::make_shared<NpuVectorNode>(*op);
+  n->dst_row = d;
+  n->src_row = x;
+  n->src2_row = y;
+  return Stmt(n);
 }
 
 namespace {

@@ -284,7 +284,11 @@ constexpr int64_t kNpuLanes = 16;
 // (a unit is one on-chip row of kNpuLanes elements). DDR row r starts at element
 // ddr_offset + r * ddr_row_stride and holds cols * kNpuLanes contiguous elements; on chip, row r
 // starts at chip_row + r * chip_row_stride (rows of the chip buffer). A load may add zero units
-// around the region (pad_*), written on chip without DDR traffic.
+// around the region (pad_*), written on chip without DDR traffic: the on-chip block then covers
+// (pad_top + rows + pad_bottom) x (pad_left + cols + pad_right) units starting at chip_row.
+// rows, cols and the pads are expressions because they may depend on the tile (an edge tile of
+// a padded convolution has padding, an inner one has none); like the addresses they are
+// constants once the loops around the statement are unrolled.
 struct NpuDmaNode : StmtNode {
   bool load;
   Buffer chip;
@@ -293,8 +297,8 @@ struct NpuDmaNode : StmtNode {
   Buffer ddr;
   Expr ddr_offset;
   int64_t ddr_row_stride;
-  int64_t rows, cols;
-  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  Expr rows, cols;
+  Expr pad_top = Expr(0), pad_bottom = Expr(0), pad_left = Expr(0), pad_right = Expr(0);
   NpuDmaNode() : StmtNode(StmtKind::kNpuDma) {}
   static bool matches(StmtKind k) { return k == StmtKind::kNpuDma; }
 };

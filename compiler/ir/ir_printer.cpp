@@ -235,10 +235,21 @@ class Printer : public IRVisitor {
     os_ << " stride " << op->chip_row_stride << (op->load ? " <- " : " -> ") << op->ddr->name
         << "[";
     visit(op->ddr_offset);
-    os_ << "] stride " << op->ddr_row_stride << ", " << op->rows << " x " << op->cols << " units";
-    if (op->pad_top || op->pad_bottom || op->pad_left || op->pad_right) {
-      os_ << ", pad " << op->pad_top << " " << op->pad_bottom << " " << op->pad_left << " "
-          << op->pad_right;
+    os_ << "] stride " << op->ddr_row_stride << ", ";
+    visit(op->rows);
+    os_ << " x ";
+    visit(op->cols);
+    os_ << " units";
+    if (!is_const_int(op->pad_top, 0) || !is_const_int(op->pad_bottom, 0) ||
+        !is_const_int(op->pad_left, 0) || !is_const_int(op->pad_right, 0)) {
+      os_ << ", pad ";
+      visit(op->pad_top);
+      os_ << " ";
+      visit(op->pad_bottom);
+      os_ << " ";
+      visit(op->pad_left);
+      os_ << " ";
+      visit(op->pad_right);
     }
     os_ << "\n";
   }

@@ -78,8 +78,10 @@ void IRVisitor::visit_LetStmt(const LetStmtNode* op, const Stmt&) {
 }
 void IRVisitor::visit_AttrStmt(const AttrStmtNode* op, const Stmt&) { visit(op->body); }
 void IRVisitor::visit_NpuDma(const NpuDmaNode* op, const Stmt&) {
-  visit(op->chip_row);
-  visit(op->ddr_offset);
+  for (const Expr* e : {&op->chip_row, &op->ddr_offset, &op->rows, &op->cols, &op->pad_top,
+                        &op->pad_bottom, &op->pad_left, &op->pad_right}) {
+    visit(*e);
+  }
 }
 void IRVisitor::visit_NpuGemm(const NpuGemmNode* op, const Stmt&) {
   visit(op->acc_row);
@@ -218,12 +220,15 @@ Stmt IRMutator::mutate_AttrStmt(const AttrStmtNode* op, const Stmt& s) {
 }
 
 Stmt IRMutator::mutate_NpuDma(const NpuDmaNode* op, const Stmt& s) {
-  Expr c = mutate(op->chip_row), d = mutate(op->ddr_offset);
-  if (c.same_as(op->chip_row) && d.same_as(op->ddr_offset)) return s;
   auto n = std::make_shared<NpuDmaNode>(*op);
-  n->chip_row = c;
-  n->ddr_offset = d;
-  return Stmt(n);
+  bool changed = false;
+  for (Expr* e : {&n->chip_row, &n->ddr_offset, &n->rows, &n->cols, &n->pad_top, &n->pad_bottom,
+                  &n->pad_left, &n->pad_right}) {
+    Expr m = mutate(*e);
+    changed |= !m.same_as(*e);
+    *e = m;
+  }
+  return changed ? Stmt(n) : s;
 }
 Stmt IRMutator::mutate_NpuGemm(const NpuGemmNode* op, const Stmt& s) {
   Expr a = mutate(op->acc_row), i = mutate(op->inp_row), w = mutate(op->wgt_row);

@@ -9,6 +9,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/passes/flatten_storage.h"
 #include "compiler/passes/infer_bounds.h"
+#include "compiler/passes/inject_npu_ops.h"
 #include "compiler/passes/schedule_ops.h"
 #include "runtime/error.h"
 
@@ -78,7 +79,11 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
 
 }  // namespace
 
-LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name) {
+LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
+                  const std::string& target) {
+  if (target != "c" && target != "npu") {
+    throw LowerError(str("lower: unknown target '", target, "'; known targets: c, npu"));
+  }
   std::vector<ArgBinding> bindings = bind_args(sch, args);
   BoundMap bounds = infer_bounds(sch);
   Stmt body = run_pass("schedule_ops", Stmt(), [&](const Stmt&) {
@@ -87,6 +92,9 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
   body = run_pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
+  if (target == "npu") {
+    body = run_pass("inject_npu_ops", body, [](const Stmt& s) { return inject_npu_ops(s); });
+  }
   LoweredFunc f;
   f.name = name;
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);

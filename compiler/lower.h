@@ -6,6 +6,7 @@
 //   simplify         constant folding, affine canonical forms, guards the loop ranges decide
 //   flatten_storage  row-major flat indices
 //   simplify         again, over the flat index arithmetic
+//   inject_npu_ops   (target "npu") 16-lane nests become DMA, vector and GEMM statements
 //
 // TESSERA_DEBUG=2 prints the IR after every pass that changed it (to stderr);
 // TESSERA_TIME_PASSES=1 prints each pass's time.
@@ -22,8 +23,9 @@ namespace tessera {
 
 // `args` are the kernel's parameters in order: every placeholder the schedule reads and every
 // output, optionally intermediate tensors (which are then written to the argument's buffer).
+// `target` is "c" or "npu".
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args,
-                  const std::string& name = "main");
+                  const std::string& name = "main", const std::string& target = "c");
 
 // The function as readable text: its signature, then its body indented.
 std::string to_string(const LoweredFunc& f);

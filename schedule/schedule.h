@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/te/operation.h"
+#include "schedule/tensor_intrin.h"
 
 namespace tessera {
 
@@ -50,6 +51,9 @@ struct StageNode {
   std::vector<std::pair<Operation, Operation>> read_redirects;
   bool is_output = false;
   bool double_buffer = false;
+  // tensorize: the loops under tensorize_ivar become `intrin`.
+  IterVar tensorize_ivar;
+  TensorIntrin intrin;
 
   const std::string& name() const { return op->name; }
   // The stage's body with read redirects applied (a Reduce node for reductions).
@@ -92,7 +96,11 @@ class Stage {
   void compute_root();
   // Memory scope of this stage's buffer: "global", "local" (CPU); "sram", "acc" (NPU).
   void set_scope(const std::string& scope);
+  // Ping-pong buffers for this (cache) stage on the NPU, so that loading the next tile overlaps
+  // computing on the current one.
   void double_buffer();
+  // Replaces the loops under `axis` by the tensor intrinsic; lowering proves the match.
+  void tensorize(const IterVar& axis, const TensorIntrin& intrin);
 
  private:
   void check_leaf(const IterVar& axis, const char* primitive) const;

@@ -255,6 +255,20 @@ void Stage::set_scope(const std::string& scope) {
   node_->scope = scope;
 }
 
-void Stage::double_buffer() { node_->double_buffer = true; }
+void Stage::double_buffer() {
+  if (node_->scope != "sram" && node_->scope != "acc") {
+    throw ScheduleError(str("stage '", name(), "': double_buffer: the stage is in scope '",
+                            node_->scope, "'; double buffering applies to on-chip cache stages "
+                            "(scope sram or acc)"));
+  }
+  node_->double_buffer = true;
+}
+
+void Stage::tensorize(const IterVar& axis, const TensorIntrin& intrin) {
+  check_leaf(axis, "tensorize");
+  if (!intrin) throw ScheduleError(str("stage '", name(), "': tensorize: no intrinsic given"));
+  node_->tensorize_ivar = axis;
+  node_->intrin = intrin;
+}
 
 }  // namespace tessera

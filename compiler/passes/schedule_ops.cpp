@@ -7,6 +7,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/passes/tensorize.h"
 #include "compiler/te/te.h"
 #include "runtime/error.h"
 
@@ -196,9 +197,16 @@ class NestBuilder {
   }
 
   Stmt update_nest(const StageNode& st, size_t level, const Stmt& update, const Stmt& init,
-                   size_t first_reduce) const {
+                   size_t first_reduce, size_t intrin_level, const Stmt& intrin) const {
     size_t n = st.leaf_iter_vars.size();
     Stmt s;
+    if (level == intrin_level) {
+      // The intrinsic replaces the loops under the tensorized axis; a reduction that starts
+      // inside it is initialised just before it.
+      s = intrin;
+      if (init.defined() && first_reduce >= level) s = make_seq({init_nest(st, level, level, init), s});
+      return wrap_guards(s, st, level, false);
+    }
     if (level == n) {
       s = update;
     } else {
@@ -216,14 +224,16 @@ class NestBuilder {
           }
         }
       }
-      Stmt inner = update_nest(st, level + 1, update, init, first_reduce);
+      Stmt inner = update_nest(st, level + 1, update, init, first_reduce, intrin_level, intrin);
       std::vector<Stmt> seq;
       for (const StageNode* p : inside) seq.push_back(produce(*p));
       seq.push_back(inner);
       inner = make_seq(seq);
       for (auto it = inside.rbegin(); it != inside.rend(); ++it) {
         const Storage& ps = storage_.at(*it);
-        if (ps.allocate_at_attach) inner = make_allocate(ps.buffer, inner);
+        if (!ps.allocate_at_attach) continue;
+        inner = make_allocate(ps.buffer, inner);
+        if ((*it)->double_buffer) inner = make_attr("double_buffer", ps.buffer->name, inner);
       }
       s = make_loop(st, leaf, inner);
     }
@@ -242,10 +252,25 @@ class NestBuilder {
     for (size_t d = 0; d < st.op->axis.size(); ++d) {
       idx.push_back(simplify(vals.at(st.op->axis[d]->var) - s.offset[d]));
     }
-    Stmt update, init;
+    Stmt update, init, intrin;
     size_t first_reduce = st.leaf_iter_vars.size();
+    size_t intrin_level = st.leaf_iter_vars.size() + 1;  // none
     if (const auto* r = b.body.as<ReduceNode>()) {
       Expr src = lower_loads(substitute(r->source, vals), st);
+      if (st.intrin) {
+        intrin_level = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(),
+                                 st.tensorize_ivar) - st.leaf_iter_vars.begin();
+        if (intrin_level == st.leaf_iter_vars.size()) {
+          throw ScheduleError(str("stage '", st.name(), "': tensorize: axis '",
+                                  st.tensorize_ivar->var.name(), "' is no longer a loop of the "
+                                  "stage (split or fused after tensorize)"));
+        }
+        if (r->combiner != ReduceKind::kSum || r->condition.defined()) {
+          throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
+                                  "': the intrinsic is an unconditional sum"));
+        }
+        intrin = tensorize(st, b, intrin_level, s.buffer, idx, src);
+      }
       Expr acc = make_buffer_load(s.buffer, idx);
       update = make_store(s.buffer, idx, combine(r->combiner, acc, src));
       if (r->condition.defined()) {
@@ -259,9 +284,14 @@ class NestBuilder {
         }
       }
     } else {
+      if (st.intrin) {
+        throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
+                                "': missing reduction: the stage computes no reduction"));
+      }
       update = make_store(s.buffer, idx, lower_loads(substitute(b.body, vals), st));
     }
-    return make_attr("produce", st.name(), update_nest(st, 0, update, init, first_reduce));
+    return make_attr("produce", st.name(),
+                     update_nest(st, 0, update, init, first_reduce, intrin_level, intrin));
   }
 
   const Schedule& sch_;

@@ -106,6 +106,22 @@ Expr if_then_else(Expr cond, Expr t, Expr f) { return select(cond, t, f); }
 
 Expr cast(DType t, Expr v) { return make_cast(t, v); }
 
+Expr requantize(Expr x, int64_t multiplier, int64_t shift, int64_t zero_point) {
+  if (x.dtype() != DType::kInt32) {
+    throw ExprError(str("requantize takes an int32 value, got ", dtype_name(x.dtype())));
+  }
+  if (multiplier < int_min_of(DType::kInt32) || multiplier > int_max_of(DType::kInt32)) {
+    throw ExprError(str("requantize: multiplier ", multiplier, " does not fit in int32"));
+  }
+  if (shift < 0 || shift > 62) throw ExprError(str("requantize: shift ", shift, " is not in [0, 62]"));
+  if (zero_point < -128 || zero_point > 127) {
+    throw ExprError(str("requantize: zero_point ", zero_point, " does not fit in int8"));
+  }
+  return make_call(DType::kInt8, "requantize",
+                   {x, make_int(multiplier, DType::kInt64), make_int(shift, DType::kInt64),
+                    make_int(zero_point, DType::kInt64)});
+}
+
 Expr math_call(const std::string& name, std::vector<Expr> args) {
   static const char* kUnaryFloat[] = {"exp", "log", "sqrt", "tanh", "sigmoid", "floor", "ceil"};
   for (const char* n : kUnaryFloat) {

@@ -95,9 +95,10 @@ void bind_runtime(py::module_& m) {
       .def("export_library", &CpuModule::export_library);
   m.def("load_module", &CpuModule::load);
 
-  m.def("lower", [](Schedule& s, const std::vector<Tensor>& args, const std::string& name) {
-    return lower(s, args, name);
-  }, py::arg("schedule"), py::arg("args"), py::arg("name") = "main");
+  m.def("lower", [](Schedule& s, const std::vector<Tensor>& args, const std::string& name,
+                    const std::string& target) {
+    return lower(s, args, name, target);
+  }, py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
   m.def("build", [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
                     const std::string& name) {
     return build(s, args, target, name);

@@ -77,6 +77,9 @@ void bind_schedule(py::module_& m) {
       .def("compute_root", &Stage::compute_root)
       .def("set_scope", &Stage::set_scope)
       .def("double_buffer", &Stage::double_buffer)
+      .def("tensorize", [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {
+        s.tensorize(as_iv(a, s, "tensorize"), intrin);
+      })
       .def("__repr__", [](const Stage& s) { return "Stage(" + s.name() + ")"; });
 
   py::class_<Schedule, std::shared_ptr<Schedule>>(m, "Schedule")
@@ -104,6 +107,11 @@ void bind_schedule(py::module_& m) {
       })
       .def("cache_write", &Schedule::cache_write)
       .def("__str__", &Schedule::to_string);
+
+  py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")
+      .def_property_readonly("name", [](const TensorIntrinNode& t) { return t.name; })
+      .def("__str__", &TensorIntrinNode::to_string);
+  m.def("npu_gemm_intrin", [] { return std::const_pointer_cast<TensorIntrinNode>(npu_gemm_intrin()); });
 
   m.def("create_schedule", [](const py::object& ops) {
     std::vector<Operation> outs;

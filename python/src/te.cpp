@@ -259,6 +259,9 @@ void bind_te(py::module_& m) {
   te.def("cast", [](const py::object& v, const std::string& dtype) {
     return cast(dtype_from(dtype), to_expr(v));
   });
+  te.def("requantize", [](const py::object& x, int64_t multiplier, int64_t shift, int64_t zero_point) {
+    return requantize(to_expr(x), multiplier, shift, zero_point);
+  }, py::arg("x"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point") = 0);
   te.def("_call", [](const std::string& name, const py::args& args) {
     std::vector<Expr> a;
     for (const py::handle& h : args) a.push_back(to_expr(h));

@@ -14,13 +14,14 @@ te.if_then_else.
 import inspect
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
-from ._tessera.te import Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select, const, cast  # noqa: F401
+from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
+                          const, cast, requantize)
 from ._tessera import te as _te
 
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
            "all", "any", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "floor", "ceil", "power",
-           "floordiv", "floormod"]
+           "floordiv", "floormod", "requantize"]
 
 
 def compute(shape, fcompute, name="compute"):

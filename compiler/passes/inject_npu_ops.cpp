@@ -1,0 +1,319 @@
+#include "compiler/passes/inject_npu_ops.h"
+
+#include "compiler/arith/linear_form.h"
+#include "compiler/arith/simplify.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/ir/substitute.h"
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+
+bool on_chip(const Buffer& b) { return b->scope == "sram" || b->scope == "acc"; }
+
+int64_t coef_of(const Expr& e, const Var& v) {
+  for (const LinearTerm& t : linear_form(e).terms) {
+    if (t.atom.same_as(v)) return t.coef;
+  }
+  return 0;
+}
+
+Expr at(const Expr& e, const VarMap& m) { return simplify(substitute(e, m)); }
+
+// One bound of the valid region along a loop variable, from a padding condition.
+struct Bounds {
+  Expr lo;  // first valid index (may be < 0)
+  Expr hi;  // one past the last valid index
+};
+
+class Injector : public IRMutator {
+ public:
+  using IRMutator::mutate;
+
+ protected:
+  Stmt mutate_AttrStmt(const AttrStmtNode* op, const Stmt& s) override {
+    if (op->key != "produce") return IRMutator::mutate_AttrStmt(op, s);
+    std::string saved = stage_;
+    stage_ = op->value;
+    Stmt r = IRMutator::mutate_AttrStmt(op, s);
+    stage_ = saved;
+    return r;
+  }
+
+  Stmt mutate_For(const ForNode* op, const Stmt& s) override {
+    // Collect the perfect nest under this loop.
+    std::vector<const ForNode*> loops{op};
+    Stmt body = op->body;
+    while (const auto* f = body.as<ForNode>()) {
+      loops.push_back(f);
+      body = f->body;
+    }
+    const auto* store = body.as<BufferStoreNode>();
+    if (!store) return IRMutator::mutate_For(op, s);
+    Stmt inner = match(loops, store);
+    if (!inner.defined()) return IRMutator::mutate_For(op, s);
+    return inner;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw LowerError(str("stage '", stage_, "': ", why));
+  }
+
+  // Wraps `inner` in loops[0 .. keep).
+  static Stmt rewrap(const std::vector<const ForNode*>& loops, size_t keep, Stmt inner) {
+    for (size_t k = keep; k-- > 0;) {
+      inner = make_for(loops[k]->var, loops[k]->min, loops[k]->extent, loops[k]->for_kind, inner);
+    }
+    return inner;
+  }
+
+  static bool is_lane_loop(const ForNode* f) {
+    return is_const_int(f->min, 0) && is_const_int(f->extent, kNpuLanes);
+  }
+
+  Stmt match(const std::vector<const ForNode*>& loops, const BufferStoreNode* store) {
+    const ForNode* lane = loops.back();
+    if (!is_lane_loop(lane)) return Stmt();
+    Expr dst = store->indices[0];
+    if (coef_of(dst, lane->var) != 1) return Stmt();
+    const Expr& v = store->value;
+    bool dst_chip = on_chip(store->buffer);
+    const BufferLoadNode* load = v.as<BufferLoadNode>();
+    const SelectNode* sel = v.as<SelectNode>();
+    if (sel && dst_chip) {
+      const auto* l = sel->true_value.as<BufferLoadNode>();
+      if (l && !on_chip(l->buffer) && is_const_int(simplify(make_cast(kIndexType, sel->false_value)), 0)) {
+        return dma(loops, store, l, sel->cond);
+      }
+    }
+    if (load && dst_chip != on_chip(load->buffer)) return dma(loops, store, load, Expr());
+    if (dst_chip) return vector(loops, store);
+    return Stmt();
+  }
+
+  // ---- DMA ----------------------------------------------------------------------------------
+
+  Stmt dma(const std::vector<const ForNode*>& loops, const BufferStoreNode* store,
+           const BufferLoadNode* load, const Expr& cond) {
+    bool is_load = on_chip(store->buffer);
+    Buffer chip = is_load ? store->buffer : load->buffer;
+    Buffer ddr = is_load ? load->buffer : store->buffer;
+    Expr chip_idx = is_load ? store->indices[0] : load->indices[0];
+    Expr ddr_idx = is_load ? load->indices[0] : store->indices[0];
+    size_t n = loops.size();
+    const ForNode* lane = loops[n - 1];
+    if (coef_of(chip_idx, lane->var) != 1 || coef_of(ddr_idx, lane->var) != 1) {
+      fail(str("a DMA of a non-contiguous region the hardware cannot express: the 16 lanes of '",
+               chip->name, "' must be 16 consecutive elements of '", ddr->name,
+               "' (DDR moves by ", coef_of(ddr_idx, lane->var), " per lane); put the 16-lane "
+               "dimension innermost in both layouts"));
+    }
+    // cols: consecutive units on chip and contiguous in DDR; rows: anything affine.
+    size_t used = 1;
+    const ForNode* cols = nullptr;
+    const ForNode* rows = nullptr;
+    if (n >= 2 && coef_of(chip_idx, loops[n - 2]->var) == kNpuLanes &&
+        coef_of(ddr_idx, loops[n - 2]->var) == kNpuLanes) {
+      cols = loops[n - 2];
+      ++used;
+    }
+    if (n > used) {
+      const ForNode* r = loops[n - 1 - used];
+      int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
+      if (cc > 0 && cc % kNpuLanes == 0 && dc > 0) {
+        rows = r;
+        ++used;
+      }
+    }
+    auto extent_of = [](const ForNode* f) {
+      return f ? *as_const_int(f->extent) : int64_t{1};
+    };
+    int64_t R = extent_of(rows), C = extent_of(cols);
+    Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};
+    if (cond.defined()) pad_bounds(cond, rows, cols, rb, cb, lane);
+    auto node = std::make_shared<NpuDmaNode>();
+    node->load = is_load;
+    node->chip = chip;
+    node->ddr = ddr;
+    node->chip_row_stride = rows ? coef_of(chip_idx, rows->var) / kNpuLanes : 1;
+    node->ddr_row_stride = rows ? coef_of(ddr_idx, rows->var) : C * kNpuLanes;
+    VarMap origin{{lane->var, make_int(0)}};
+    if (rows) origin[rows->var] = make_int(0);
+    if (cols) origin[cols->var] = make_int(0);
+    Expr chip_base = at(chip_idx, origin);
+    node->chip_row = simplify(chip_base / make_int(kNpuLanes));
+    // Valid region [pad_top, pad_top + rows) x [pad_left, pad_left + cols).
+    Expr top = simplify(min(max(rb.lo, make_int(0)), make_int(R)));
+    Expr bottom_end = simplify(max(min(rb.hi, make_int(R)), top));
+    Expr left = simplify(min(max(cb.lo, make_int(0)), make_int(C)));
+    Expr right_end = simplify(max(min(cb.hi, make_int(C)), left));
+    node->rows = simplify(bottom_end - top);
+    node->cols = simplify(right_end - left);
+    node->pad_top = top;
+    node->pad_bottom = simplify(make_int(R) - bottom_end);
+    node->pad_left = left;
+    node->pad_right = simplify(make_int(C) - right_end);
+    VarMap first{{lane->var, make_int(0)}};
+    if (rows) first[rows->var] = top;
+    if (cols) first[cols->var] = left;
+    node->ddr_offset = at(ddr_idx, first);
+    return rewrap(loops, n - used, Stmt(node));
+  }
+
+  // Turns a conjunction of linear conditions on the rows/cols loop variables into bounds.
+  void pad_bounds(const Expr& cond, const ForNode* rows, const ForNode* cols, Bounds& rb,
+                  Bounds& cb, const ForNode* lane) const {
+    std::vector<Expr> conj;
+    std::vector<Expr> todo{cond};
+    while (!todo.empty()) {
+      Expr e = todo.back();
+      todo.pop_back();
+      const auto* b = e.as<BinaryNode>();
+      if (b && b->kind == ExprKind::kAnd) {
+        todo.push_back(b->a);
+        todo.push_back(b->b);
+      } else {
+        conj.push_back(e);
+      }
+    }
+    for (const Expr& c : conj) {
+      const auto* b = c.as<BinaryNode>();
+      // f >= 0 with f = lhs - rhs (- 1 for strict).
+      Expr f;
+      if (b && (b->kind == ExprKind::kGE || b->kind == ExprKind::kGT)) {
+        f = b->a - b->b - make_int(b->kind == ExprKind::kGT ? 1 : 0);
+      } else if (b && (b->kind == ExprKind::kLE || b->kind == ExprKind::kLT)) {
+        f = b->b - b->a - make_int(b->kind == ExprKind::kLT ? 1 : 0);
+      } else {
+        fail(str("padding condition '", to_string(c), "' is not a bound on a loop; the DMA pads "
+                 "rectangular borders only"));
+      }
+      f = simplify(f);
+      if (coef_of(f, lane->var) != 0) {
+        fail(str("padding condition '", to_string(c), "' depends on the 16 lanes; pad whole "
+                 "units (pad channels in the layout instead)"));
+      }
+      bool placed = false;
+      for (auto [loop, bounds] : {std::pair<const ForNode*, Bounds*>{rows, &rb}, {cols, &cb}}) {
+        if (!loop) continue;
+        int64_t k = coef_of(f, loop->var);
+        if (k == 0) continue;
+        Expr g = simplify(substitute(f, {{loop->var, make_int(0)}}));  // f = k * v + g >= 0
+        if (k == 1) {
+          bounds->lo = simplify(max(bounds->lo, make_int(0) - g));
+        } else if (k == -1) {
+          bounds->hi = simplify(min(bounds->hi, g + make_int(1)));
+        } else {
+          fail(str("padding condition '", to_string(c), "' scales the loop variable by ", k,
+                   "; the DMA pads rectangular borders only"));
+        }
+        placed = true;
+      }
+      if (!placed) {
+        fail(str("padding condition '", to_string(c), "' is not a bound on the copied rows or "
+                 "columns; the DMA pads rectangular borders only"));
+      }
+    }
+  }
+
+  // ---- vector ops ---------------------------------------------------------------------------
+
+  // An on-chip row read whose lanes move with the lane loop, or nullptr.
+  const BufferLoadNode* row_load(const Expr& e, const ForNode* lane) const {
+    const auto* l = e.as<BufferLoadNode>();
+    if (!l || !on_chip(l->buffer) || coef_of(l->indices[0], lane->var) != 1) return nullptr;
+    return l;
+  }
+
+  Stmt vector(const std::vector<const ForNode*>& loops, const BufferStoreNode* store) {
+    const ForNode* lane = loops.back();
+    VarMap origin{{lane->var, make_int(0)}};
+    auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(kNpuLanes)); };
+    auto node = std::make_shared<NpuVectorNode>();
+    node->dst = store->buffer;
+    node->dst_row = row_of(store->indices[0]);
+    Expr v = store->value;
+    std::vector<Stmt> extra;
+    // max(x, 0) after the rest: relu.
+    if (const auto* b = v.as<BinaryNode>(); b && b->kind == ExprKind::kMax && is_const_int(simplify(make_cast(kIndexType, b->b)), 0) && !row_load(b->a, lane)) {
+      auto relu = std::make_shared<NpuVectorNode>();
+      relu->op = "relu";
+      relu->dst = store->buffer;
+      relu->dst_row = node->dst_row;
+      relu->src = store->buffer;
+      relu->src_row = node->dst_row;
+      extra.push_back(Stmt(relu));
+      v = b->a;
+    }
+    // A saturating int8 result: int8(min(max(x, -128), 127)) is what the hardware does anyway.
+    if (const auto* c = v.as<CastNode>(); c && store->buffer->scope == "sram") {
+      const auto* mn = c->value.as<BinaryNode>();
+      const auto* mx = mn && mn->kind == ExprKind::kMin ? mn->a.as<BinaryNode>() : nullptr;
+      if (mx && mx->kind == ExprKind::kMax && is_const_int(mn->b, 127) && is_const_int(mx->b, -128)) {
+        v = mx->a;
+      }
+    }
+    auto strip = [](const Expr& e) {
+      const auto* c = e.as<CastNode>();
+      return c && c->dtype == DType::kInt32 ? c->value : e;
+    };
+    if (const int64_t* k = as_const_int(v); k && *k == 0) {
+      node->op = "mul";
+      node->src = store->buffer;
+      node->src_row = node->dst_row;
+      node->imm = 0;
+    } else if (const auto* l = row_load(strip(v), lane)) {
+      node->op = "add";
+      node->src = l->buffer;
+      node->src_row = row_of(l->indices[0]);
+      node->imm = 0;
+    } else if (const auto* call = v.as<CallNode>(); call && call->name == "requantize") {
+      const auto* l = row_load(call->args[0], lane);
+      if (!l) return Stmt();
+      node->op = "requantize";
+      node->src = l->buffer;
+      node->src_row = row_of(l->indices[0]);
+      node->imm = *as_const_int(call->args[1]);
+      node->shift = *as_const_int(call->args[2]);
+      node->zero_point = *as_const_int(call->args[3]);
+    } else if (const auto* b = v.as<BinaryNode>()) {
+      static const std::pair<ExprKind, const char*> kOps[] = {
+          {ExprKind::kAdd, "add"}, {ExprKind::kSub, "sub"}, {ExprKind::kMul, "mul"},
+          {ExprKind::kMin, "min"}, {ExprKind::kMax, "max"}};
+      for (const auto& [k, name] : kOps) {
+        if (b->kind == k) node->op = name;
+      }
+      const auto* l = row_load(strip(b->a), lane);
+      if (node->op.empty() || !l) return Stmt();
+      node->src = l->buffer;
+      node->src_row = row_of(l->indices[0]);
+      if (const auto* r = row_load(strip(b->b), lane)) {
+        node->src2 = r->buffer;
+        node->src2_row = row_of(r->indices[0]);
+      } else if (const int64_t* k = as_const_int(simplify(make_cast(DType::kInt64, b->b)))) {
+        node->imm = *k;
+      } else {
+        return Stmt();
+      }
+    } else {
+      return Stmt();
+    }
+    std::vector<Stmt> seq{Stmt(node)};
+    seq.insert(seq.end(), extra.begin(), extra.end());
+    return rewrap(loops, loops.size() - 1, make_seq(seq));
+  }
+
+  std::string stage_;
+};
+
+}  // namespace
+
+Stmt inject_npu_ops(const Stmt& s) {
+  Injector in;
+  return in.mutate(s);
+}
+
+}  // namespace tessera

@@ -193,14 +193,11 @@ void Stage::compute_at(const Stage& parent, const IterVar& axis) {
                             "' is an output of the schedule; outputs are computed at the root"));
   }
   Stage(sch_, parent.node_).check_leaf(axis, "compute_at target");
-  std::vector<StagePtr> consumers = sch_->consumers_of(st);
-  bool parent_reads = std::find(consumers.begin(), consumers.end(), parent.node_) != consumers.end();
-  if (!parent_reads) {
-    throw ScheduleError(str(what, ": stage '", parent.name(), "' does not read '", st.name(),
-                            "'; compute_at must target a loop of a stage that consumes it"));
+  if (sch_->consumers_of(st).empty()) {
+    throw ScheduleError(str(what, ": nothing reads '", st.name(), "'"));
   }
-  // Other readers must end up computed inside the target loop too; lowering checks that, since
-  // they may be attached after this call.
+  // The target stage must read this one, or have its readers computed inside the target loop;
+  // readers may be attached after this call, so lowering checks that.
   // No cycles: the parent must not itself be computed inside this stage.
   for (StagePtr p = parent.node_; p; p = p->attach_type == AttachType::kScope ? p->attach_stage : nullptr) {
     if (p == node_) {

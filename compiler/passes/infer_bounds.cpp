@@ -168,15 +168,22 @@ void check_attachment(const StageNode& st, const std::vector<const StageNode*>& 
                             "' (split or fused after compute_at); compute_at one of its current "
                             "loops"));
   }
-  if (std::find(consumers.begin(), consumers.end(), &y) == consumers.end()) {
-    throw ScheduleError(str(what, ": '", y.name(), "' does not read '", st.name(),
-                            "'; compute_at must target a loop of a stage that consumes it"));
-  }
   size_t pos = leaf_position(y, st.attach_ivar);
+  if (consumers.empty()) {
+    throw ScheduleError(str(what, ": nothing reads '", st.name(), "'"));
+  }
   for (const StageNode* c : consumers) {
     if (c == &y) continue;
     IterVar loop = enclosing_loop_of(*c, y);
     if (!loop || leaf_position(y, loop) < pos) {
+      bool y_reads = std::find(consumers.begin(), consumers.end(), &y) != consumers.end();
+      if (!y_reads && consumers.size() == 1) {
+        throw ScheduleError(str(what, ": stage '", y.name(), "' does not read '", st.name(),
+                                "' and its reader '", c->name(), "' is not computed inside loop '",
+                                st.attach_ivar->var.name(), "'; compute_at must target a loop of "
+                                "a stage that consumes it, or a loop inside which its readers are "
+                                "computed"));
+      }
       throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
                               "', which is not computed inside loop '",
                               st.attach_ivar->var.name(), "' of '", y.name(),

@@ -38,7 +38,7 @@ class Matcher {
       : st_(st), b_(b), level_(level), source_(source) {}
 
   [[noreturn]] void fail(const std::string& why) const {
-    std::string body = "sum(" + to_string(source_) + ") over loops";
+    std::string body = "sum(" + to_string(simplify(source_)) + ") over loops";
     for (size_t i = level_; i < st_.leaf_iter_vars.size(); ++i) {
       const IterVar& iv = st_.leaf_iter_vars[i];
       body += " " + iv->var.name() + "[" + std::to_string(b_.extent.at(iv->var.id())) + "]";

@@ -1,0 +1,107 @@
+"""NPU lowering: what schedules with sram/acc scopes and tensorize lower to, and the errors a
+schedule the hardware cannot run gets."""
+import pytest
+
+import tessera
+from tessera import te
+
+from npu_ops_defs import dense_packed, npu_schedule
+
+
+def test_dense_lowers_to_dma_gemm_and_vector_statements():
+    X, W, acc, Y = dense_packed()
+    ir = str(tessera.lower(npu_schedule(X, W, acc, Y), [X, W, Y], target="npu"))
+    # Inputs arrive by DMA, the product is one GEMM step per (m, nb, kb), the accumulator is
+    # zeroed by the vector unit and requantized into SRAM, and the result leaves by DMA.
+    assert "npu.dma_load X.sram.row[0] stride 2 <- X[0] stride 32, 4 x 2 units" in ir
+    assert "npu.gemm acc.row[((m * 3) + nb)] += X.sram.row[(kb + (m * 2))] x W.sram.row[((kb * 16) + (nb * 32))]" in ir
+    assert "npu.vector.mul acc.row[((m * 3) + nb)] = acc.row[((m * 3) + nb)], 0" in ir
+    assert "npu.vector.requantize Y.sram.row[" in ir
+    assert "npu.dma_store Y.sram.row[0] stride 3 -> Y[0] stride 48, 4 x 3 units" in ir
+    assert "Y.sram[" not in ir.replace("allocate Y.sram[", "")  # no element-wise loops remain
+
+
+def test_padded_input_is_padded_by_the_dma():
+    X = te.placeholder((1, 6, 5, 16), dtype="int8", name="X")
+    P = te.compute((1, 8, 7, 16), lambda c, h, w, l: te.if_then_else(
+        te.all(h >= 1, h < 7, w >= 1, w < 6), X[c, h - 1, w - 1, l], te.const(0, "int8")), name="P")
+    Y = te.compute((1, 8, 7, 16), lambda c, h, w, l: P[c, h, w, l] + te.const(0, "int8"), name="Y")
+    s = te.create_schedule(Y.op)
+    s[P].set_scope("sram")
+    YS = s.cache_write(Y, "sram")
+    h = s[Y].op.axis[1]
+    ho, hi = s[Y].split(h, factor=4)
+    s[YS].compute_at(s[Y], ho)
+    s[P].compute_at(s[Y], ho)
+    ir = str(tessera.lower(s, [X, Y], target="npu"))
+    # Each 4-row tile loads the rows it has and pads the border: the first tile one row on top
+    # (pad_top = min(max(1 - 4 * h.outer, 0), 4)), the last one row at the bottom, every tile
+    # one column left and right; all 5 columns of X come from DDR.
+    dma = [l.strip() for l in ir.splitlines() if "npu.dma_load" in l]
+    assert len(dma) == 1
+    assert dma[0].startswith("npu.dma_load P.row[0] stride 7 <- X[")
+    assert "x 5 units, pad min(max((1 - (h.outer * 4)), 0), 4) " in dma[0]
+    assert dma[0].endswith(" 1 1")
+    assert "P[" not in ir.replace("allocate P[", "")   # no element-wise padding loop is left
+
+
+def test_tensorize_with_transposed_weights_is_rejected_for_wrong_stride():
+    X, W, acc, Y = dense_packed(w_layout="io")
+    s = npu_schedule(X, W, acc, Y)
+    with pytest.raises(tessera.ScheduleError, match=r"(?s)stage 'acc': tensorize at axis 'o' with 'npu.gemm16': wrong stride: weight 'W.sram' moves by 16 element\(s\) per step of 'i', the intrinsic needs 1.*loop body: sum\(.*intrinsic: out\[o\] = sum"):
+        tessera.lower(s, [X, W, Y], target="npu")
+
+
+def test_tensorize_with_int16_inputs_is_rejected_for_wrong_dtype():
+    X, W, acc, Y = dense_packed(in_dtype="int16")
+    s = npu_schedule(X, W, acc, Y)
+    with pytest.raises(tessera.ScheduleError, match=r"wrong dtype: 'X.sram' is int16, the intrinsic's inputs are int8"):
+        tessera.lower(s, [X, W, Y], target="npu")
+
+
+def test_tensorize_of_loops_without_the_reduction_is_rejected():
+    X, W, acc, Y = dense_packed()
+    s = te.create_schedule(Y.op)
+    s.cache_read(X, "sram", [acc])
+    s.cache_read(W, "sram", [acc])
+    s[acc].set_scope("acc")
+    m, nb, o = s[acc].op.axis
+    kb, i = s[acc].op.reduce_axis
+    s[acc].reorder(m, kb, i, nb, o)
+    s[acc].tensorize(nb, tessera._tessera.npu_gemm_intrin())
+    with pytest.raises(tessera.ScheduleError, match=r"missing reduction: the loops under the axis must be one data-parallel loop \(o\) and one reduction loop \(i\)"):
+        tessera.lower(s, [X, W, Y], target="npu")
+
+
+def test_tensorize_of_a_stage_without_reduction_is_rejected():
+    A = te.placeholder((4, 16), dtype="int8", name="A")
+    B = te.compute((4, 16), lambda r, l: A[r, l] + te.const(1, "int8"), name="B")
+    s = te.create_schedule(B.op)
+    s[B].tensorize(B.op.axis[1], tessera._tessera.npu_gemm_intrin())
+    with pytest.raises(tessera.ScheduleError, match=r"stage 'B': tensorize with 'npu.gemm16': missing reduction"):
+        tessera.lower(s, [A, B], target="npu")
+
+
+def test_cache_stage_in_an_unknown_scope_is_rejected():
+    X, W, acc, Y = dense_packed()
+    s = te.create_schedule(Y.op)
+    with pytest.raises(tessera.ScheduleError, match=r"cache_read of 'X': unknown scope 'vram'; known scopes: global, local \(CPU\), sram, acc \(NPU\)"):
+        s.cache_read(X, "vram", [acc])
+
+
+def test_dma_of_a_region_whose_lanes_are_not_contiguous_is_rejected():
+    # The 16 lanes of the on-chip copy come from a column of X (stride 8 in DDR).
+    X = te.placeholder((16, 8), dtype="int8", name="X")
+    T = te.compute((8, 16), lambda r, l: X[l, r], name="T")
+    Y = te.compute((8, 16), lambda r, l: T[r, l], name="Y")
+    s = te.create_schedule(Y.op)
+    s[T].set_scope("sram")
+    with pytest.raises(tessera.LowerError, match=r"stage 'T': a DMA of a non-contiguous region the hardware cannot express: the 16 lanes of 'T' must be 16 consecutive elements of 'X' \(DDR moves by 8 per lane\)"):
+        tessera.lower(s, [X, Y], target="npu")
+
+
+def test_double_buffer_outside_on_chip_memory_is_rejected():
+    X, W, acc, Y = dense_packed()
+    s = te.create_schedule(Y.op)
+    with pytest.raises(tessera.ScheduleError, match=r"stage 'acc': double_buffer: the stage is in scope 'global'; double buffering applies to on-chip cache stages"):
+        s[acc].double_buffer()

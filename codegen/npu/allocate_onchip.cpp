@@ -1,0 +1,137 @@
+#include "codegen/npu/allocate_onchip.h"
+
+#include <set>
+#include <vector>
+
+#include "runtime/error.h"
+
+namespace tessera {
+
+npu::Mem onchip_mem(const Buffer& b, const std::string& stage) {
+  if (b->scope == "sram" || b->scope == "acc") {
+    npu::Mem mem = b->scope == "sram" ? npu::Mem::kSram : npu::Mem::kAcc;
+    DType want = mem == npu::Mem::kSram ? DType::kInt8 : DType::kInt32;
+    if (b->dtype != want) {
+      throw LowerError(str("stage '", stage, "': on-chip buffer '", b->name, "' in scope '",
+                           b->scope, "' has dtype ", dtype_name(b->dtype), "; scope '", b->scope,
+                           "' holds ", dtype_name(want), " only"));
+    }
+    return mem;
+  }
+  throw LowerError(str("stage '", stage, "': buffer '", b->name, "' has scope '", b->scope,
+                       "', which the NPU cannot hold on chip; on-chip buffers are in scope "
+                       "'sram' (int8) or 'acc' (int32)"));
+}
+
+namespace {
+
+std::string size_text(int64_t bytes) {
+  if (bytes % 1024 == 0) return str(bytes / 1024, " KiB");
+  if (bytes > 1024) return str(bytes / 1024, ".", (bytes % 1024) * 10 / 1024, " KiB");
+  return str(bytes, " bytes");
+}
+
+class Allocator {
+ public:
+  explicit Allocator(const npu::Target& t) : target_(t) {}
+
+  void visit(const Stmt& s) {
+    if (!s.defined()) return;
+    switch (s.kind()) {
+      case StmtKind::kFor: visit(s.as<ForNode>()->body); break;
+      case StmtKind::kSeq:
+        for (const Stmt& x : s.as<SeqNode>()->stmts) visit(x);
+        break;
+      case StmtKind::kIfThenElse:
+        visit(s.as<IfThenElseNode>()->then_case);
+        visit(s.as<IfThenElseNode>()->else_case);
+        break;
+      case StmtKind::kLetStmt: visit(s.as<LetStmtNode>()->body); break;
+      case StmtKind::kAttrStmt: {
+        const auto* op = s.as<AttrStmtNode>();
+        bool produce = op->key == "produce", db = op->key == "double_buffer";
+        if (produce) stages_.push_back(op->value);
+        if (db) double_names_.push_back(op->value);
+        visit(op->body);
+        if (produce) stages_.pop_back();
+        if (db) double_names_.pop_back();
+        break;
+      }
+      case StmtKind::kAllocate: visit_allocate(s.as<AllocateNode>()); break;
+      default: break;
+    }
+  }
+
+  void check_capacity() const {
+    check(npu::Mem::kSram, target_.sram_bytes, "sram_bytes", "SRAM");
+    check(npu::Mem::kAcc, target_.acc_bytes, "acc_bytes", "accumulator");
+  }
+
+  OnchipPlan plan;
+
+ private:
+  int64_t row_bytes(npu::Mem m) const { return m == npu::Mem::kSram ? kNpuLanes : 4 * kNpuLanes; }
+
+  void visit_allocate(const AllocateNode* op) {
+    std::string stage = stages_.empty() ? op->buffer->name : stages_.back();
+    OnchipBuffer b;
+    b.name = op->buffer->name;
+    b.mem = onchip_mem(op->buffer, stage);
+    const auto& shape = op->buffer->shape;
+    if (shape.empty() || shape.back() % kNpuLanes != 0) {
+      throw LowerError(str("stage '", stage, "': on-chip buffer '", b.name,
+                           "' has an innermost dimension of ",
+                           shape.empty() ? 1 : shape.back(), " elements; it must be a multiple of ",
+                           kNpuLanes, " (one row of the NPU's ", kNpuLanes, " lanes)"));
+    }
+    b.rows = op->buffer->num_elements() / kNpuLanes;
+    for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
+    int m = static_cast<int>(b.mem);
+    b.base = top_[m];
+    plan.buffers[op] = b;
+    int64_t size = b.rows * (b.double_buffered ? 2 : 1);
+    top_[m] += size;
+    live_[m].push_back(b);
+    if (top_[m] > peak_[m]) {
+      peak_[m] = top_[m];
+      peak_live_[m] = live_[m];
+    }
+    visit(op->body);
+    live_[m].pop_back();
+    top_[m] -= size;
+    plan.sram_peak_rows = peak_[0];
+    plan.acc_peak_rows = peak_[1];
+  }
+
+  void check(npu::Mem mem, int64_t capacity, const char* field, const char* what) const {
+    int m = static_cast<int>(mem);
+    int64_t need = peak_[m] * row_bytes(mem);
+    if (need <= capacity) return;
+    std::string list;
+    for (const OnchipBuffer& b : peak_live_[m]) {
+      int64_t bytes = b.rows * row_bytes(mem);
+      list += str(list.empty() ? "" : ", ", b.name, " ",
+                  b.double_buffered ? "2 x " + size_text(bytes) + " (double-buffered)"
+                                    : size_text(bytes));
+    }
+    throw LowerError(str(what, " overflow: ", size_text(need), " needed, ", size_text(capacity),
+                         " available (", field, " of ", target_.name, "): ", list,
+                         "; use smaller tiles (split factors) or fewer buffers"));
+  }
+
+  const npu::Target& target_;
+  std::vector<std::string> stages_, double_names_;
+  int64_t top_[2] = {0, 0}, peak_[2] = {0, 0};
+  std::vector<OnchipBuffer> live_[2], peak_live_[2];
+};
+
+}  // namespace
+
+OnchipPlan allocate_onchip(const Stmt& body, const npu::Target& target) {
+  Allocator a(target);
+  a.visit(body);
+  a.check_capacity();
+  return a.plan;
+}
+
+}  // namespace tessera

@@ -1,0 +1,71 @@
+#include "codegen/npu/codegen_npu.h"
+
+#include <set>
+
+#include "codegen/npu/allocate_onchip.h"
+#include "codegen/npu/insert_tokens.h"
+#include "codegen/npu/select_insns.h"
+#include "runtime/error.h"
+#include "runtime/npu/assembler.h"
+
+namespace tessera {
+namespace {
+
+// The argument buffers some DMA store writes.
+void collect_stored(const Stmt& s, std::set<std::string>* out) {
+  if (!s.defined()) return;
+  switch (s.kind()) {
+    case StmtKind::kFor: collect_stored(s.as<ForNode>()->body, out); break;
+    case StmtKind::kSeq:
+      for (const Stmt& x : s.as<SeqNode>()->stmts) collect_stored(x, out);
+      break;
+    case StmtKind::kIfThenElse:
+      collect_stored(s.as<IfThenElseNode>()->then_case, out);
+      collect_stored(s.as<IfThenElseNode>()->else_case, out);
+      break;
+    case StmtKind::kLetStmt: collect_stored(s.as<LetStmtNode>()->body, out); break;
+    case StmtKind::kAllocate: collect_stored(s.as<AllocateNode>()->body, out); break;
+    case StmtKind::kAttrStmt: collect_stored(s.as<AttrStmtNode>()->body, out); break;
+    case StmtKind::kNpuDma:
+      if (!s.as<NpuDmaNode>()->load) out->insert(s.as<NpuDmaNode>()->ddr->name);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
+  if (target.mac_in != kNpuLanes || target.mac_out != kNpuLanes) {
+    throw LowerError(str("function '", f.name, "': target '", target.name, "' has mac_in ",
+                         target.mac_in, " and mac_out ", target.mac_out,
+                         "; the NPU statements of the loop IR are built for ", kNpuLanes,
+                         " lanes"));
+  }
+  npu::Assembler a(target, f.name);
+  std::set<std::string> stored;
+  collect_stored(f.body, &stored);
+  DdrLayout ddr;
+  for (const Buffer& b : f.args) {
+    npu::DType dt;
+    if (b->dtype == DType::kInt8) {
+      dt = npu::DType::kInt8;
+    } else if (b->dtype == DType::kInt32) {
+      dt = npu::DType::kInt32;
+    } else {
+      throw LowerError(str("function '", f.name, "': argument '", b->name, "' has dtype ",
+                           dtype_name(b->dtype), "; NPU kernels take int8 or int32 arguments"));
+    }
+    std::vector<int64_t> shape = b->shape.empty() ? std::vector<int64_t>{1} : b->shape;
+    npu::BufferRole role = stored.count(b->name) ? npu::BufferRole::kOutput
+                                                 : npu::BufferRole::kInput;
+    uint32_t offset = a.buffer(b->name, shape, dt, role);
+    ddr[b.get()] = DdrBuffer{offset, npu::dtype_bytes(dt)};
+  }
+  OnchipPlan plan = allocate_onchip(f.body, target);
+  std::vector<SelectedInsn> insns = select_insns(f.body, plan, ddr, target);
+  for (const npu::Insn& insn : insert_tokens(insns, target)) a.emit(insn);
+  return a.finish();
+}
+
+}  // namespace tessera

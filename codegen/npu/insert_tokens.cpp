@@ -1,0 +1,171 @@
+#include "codegen/npu/insert_tokens.h"
+
+#include <array>
+
+#include "runtime/error.h"
+
+namespace tessera {
+namespace {
+
+using npu::Queue;
+using Knowledge = std::array<int64_t, npu::kNumQueues>;  // per queue: latest index known done
+
+int qi(Queue q) { return static_cast<int>(q); }
+
+// The four token queues, by (from, to).
+int direction(Queue from, Queue to) {
+  if (from == Queue::kLoad && to == Queue::kCompute) return 0;
+  if (from == Queue::kCompute && to == Queue::kLoad) return 1;
+  if (from == Queue::kCompute && to == Queue::kStore) return 2;
+  if (from == Queue::kStore && to == Queue::kCompute) return 3;
+  throw InternalError("insert_tokens: no token queue between load and store");
+}
+bool neighbours(Queue a, Queue b) { return a != b && (a == Queue::kCompute || b == Queue::kCompute); }
+
+bool conflict(const SelectedInsn& a, const SelectedInsn& b) {
+  for (const Access& x : a.accesses)
+    for (const Access& y : b.accesses)
+      if (x.space == y.space && (x.write || y.write) && x.lo < y.hi && y.lo < x.hi) return true;
+  return false;
+}
+
+class TokenInserter {
+ public:
+  TokenInserter(const std::vector<SelectedInsn>& in, const npu::Target& t)
+      : in_(in), depth_(t.token_queue_depth) {
+    for (auto& k : kn_) k.fill(-1);
+  }
+
+  std::vector<npu::Insn> run() {
+    for (size_t i = 0; i < in_.size(); ++i) {
+      Queue a = npu::queue_of(in_[i].insn);
+      Knowledge need;
+      need.fill(-1);
+      // The latest conflicting instruction on every other queue; instructions the queue already
+      // knows are done need no search.
+      for (int q = 0; q < npu::kNumQueues; ++q) {
+        if (q == qi(a)) continue;
+        const std::vector<int64_t>& on_q = by_queue_[q];
+        for (size_t k = on_q.size(); k-- > 0 && on_q[k] > kn_[qi(a)][q];) {
+          const Node& j = nodes_[on_q[k]];
+          if (j.source >= 0 && conflict(in_[j.source], in_[i])) {
+            need[q] = on_q[k];
+            break;
+          }
+        }
+      }
+      place(in_[i].insn, static_cast<int64_t>(i), need, 0);
+    }
+    std::vector<npu::Insn> out;
+    out.reserve(nodes_.size());
+    for (const Node& n : nodes_) out.push_back(n.insn);
+    return out;
+  }
+
+ private:
+  struct Node {
+    npu::Insn insn;
+    int64_t source;    // index into the input, -1 for an inserted sync
+    Knowledge done;    // what is known complete once this instruction completes
+  };
+
+  static npu::Insn make_sync(Queue q) {
+    npu::Insn s;
+    s.opcode = npu::Opcode::kSync;
+    s.sync_queue = q;
+    return s;
+  }
+
+  // Appends `insn` after making it wait for need[q] on every other queue q.
+  int64_t place(npu::Insn insn, int64_t source, Knowledge need, int recursion) {
+    TESSERA_ICHECK(recursion < 64, "token insertion does not converge");
+    Queue a = npu::queue_of(insn);
+    Knowledge local = kn_[qi(a)];
+    // Load and store only meet through a compute sync; the compute queue's order then covers
+    // every earlier compute instruction too, so the sync takes over the compute need.
+    if (a != Queue::kCompute) {
+      Queue far = a == Queue::kLoad ? Queue::kStore : Queue::kLoad;
+      int64_t jc = need[qi(Queue::kCompute)];
+      bool covered = jc > local[qi(Queue::kCompute)] && nodes_[jc].done[qi(far)] >= need[qi(far)];
+      if (need[qi(far)] > local[qi(far)] && !covered) {
+        Knowledge sync_need;
+        sync_need.fill(-1);
+        sync_need[qi(far)] = need[qi(far)];
+        int64_t s = place(make_sync(Queue::kCompute), -1, sync_need, recursion + 1);
+        need[qi(Queue::kCompute)] = std::max(need[qi(Queue::kCompute)], s);
+      }
+      need[qi(far)] = -1;
+    }
+    std::vector<std::pair<int64_t, int>> pops;  // (pusher, direction)
+    // Syncs placed to bound the token queues may land on this instruction's own queue (a reverse
+    // token needing room); they precede it, so start over with what the queue knows then.
+    for (bool again = true; again;) {
+      again = false;
+      pops.clear();
+      local = kn_[qi(a)];
+      size_t own = by_queue_[qi(a)].size();
+      for (int q = 0; q < npu::kNumQueues && !again; ++q) {
+        if (q == qi(a) || need[q] <= local[q]) continue;
+        TESSERA_ICHECK(neighbours(a, Queue(q)));
+        int64_t j = bounded_pusher(need[q], a, recursion);
+        if (by_queue_[qi(a)].size() != own) {
+          again = true;
+          break;
+        }
+        for (int r = 0; r < npu::kNumQueues; ++r) local[r] = std::max(local[r], nodes_[j].done[r]);
+        pops.push_back({j, direction(Queue(q), a)});
+      }
+    }
+    int64_t idx = static_cast<int64_t>(nodes_.size());
+    for (const auto& [j, dir] : pops) {
+      npu::Deps& pd = nodes_[j].insn.deps;
+      bool& push = (dir == 0 || dir == 2) ? pd.push_next : pd.push_prev;
+      bool& pop = (dir == 0 || dir == 2) ? insn.deps.pop_prev : insn.deps.pop_next;
+      TESSERA_ICHECK(!push && !pop, "an instruction pushes or pops one token per direction");
+      TESSERA_ICHECK(pushers_[dir].empty() || pushers_[dir].back() < j, "tokens out of order");
+      push = pop = true;
+      pushers_[dir].push_back(j);
+      poppers_[dir].push_back(idx);
+    }
+    local[qi(a)] = idx;
+    nodes_.push_back(Node{insn, source, local});
+    kn_[qi(a)] = local;
+    by_queue_[qi(a)].push_back(idx);
+    return idx;
+  }
+
+  // The instruction that pushes the token for a waiter on queue `to` that needs `j` done: j
+  // itself when that keeps the token queue within its depth, else a sync on j's queue (placed
+  // now, after j) that first waits for the pop that makes room.
+  int64_t bounded_pusher(int64_t j, Queue to, int recursion) {
+    Queue from = npu::queue_of(nodes_[j].insn);
+    int dir = direction(from, to);
+    for (int attempt = 0;; ++attempt) {
+      TESSERA_ICHECK(attempt < 8, "token queue bound does not converge");
+      int64_t k = static_cast<int64_t>(pushers_[dir].size()) + 1;  // this is the k-th push
+      if (k <= depth_) return j;
+      int64_t p = poppers_[dir][k - depth_ - 1];
+      if (nodes_[j].done[qi(to)] >= p) return j;
+      Knowledge need;
+      need.fill(-1);
+      need[qi(to)] = p;
+      j = place(make_sync(from), -1, need, recursion + 1);
+    }
+  }
+
+  const std::vector<SelectedInsn>& in_;
+  int64_t depth_;
+  std::vector<Node> nodes_;
+  std::array<Knowledge, npu::kNumQueues> kn_;  // per queue: what its next instruction knows
+  std::array<std::vector<int64_t>, npu::kNumQueues> by_queue_;
+  std::array<std::vector<int64_t>, 4> pushers_, poppers_;
+};
+
+}  // namespace
+
+std::vector<npu::Insn> insert_tokens(const std::vector<SelectedInsn>& insns,
+                                     const npu::Target& target) {
+  return TokenInserter(insns, target).run();
+}
+
+}  // namespace tessera

@@ -1,0 +1,41 @@
+// Instruction selection for the NPU: walks a lowered body (For, Seq, Allocate, AttrStmt, LetStmt,
+// IfThenElse and the NPU statements of compiler/ir/ir.h) and emits one instruction per DMA, GEMM or
+// vector statement instance, in program order, with the ranges each touches.
+//
+// Loops are unrolled (the variable substituted by each value, then simplified), except that up to
+// two loops perfectly nesting a GEMM or vector statement fold into the instruction's ext0/ext1
+// when its row expressions are affine in their variables with strides in [0, 65535] and extents
+// <= 65535 (fold_loops.h says which pair is chosen). DMAs are unrolled: one load or store per
+// iteration with computed addresses.
+//
+// Double buffering: a buffer whose Allocate is wrapped in AttrStmt("double_buffer", name) has
+// two copies; every execution of a "produce" block that writes the buffer switches to the other
+// copy, and every access until the next one uses it, so the next tile's load goes to the copy the
+// current tile's compute does not read.
+//
+// Anything else in the body (BufferStore, an if whose condition is not decided once the loops are
+// unrolled, a DMA to a non-argument) is a LowerError naming the stage (the nearest "produce").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "codegen/npu/allocate_onchip.h"
+#include "codegen/npu/insert_tokens.h"
+#include "compiler/ir/ir.h"
+#include "runtime/npu/target.h"
+
+namespace tessera {
+
+// Where an argument buffer lives in the kernel's DDR space.
+struct DdrBuffer {
+  uint64_t offset = 0;  // bytes
+  int64_t elem_bytes = 1;
+};
+using DdrLayout = std::map<const BufferNode*, DdrBuffer>;  // looked up only
+
+std::vector<SelectedInsn> select_insns(const Stmt& body, const OnchipPlan& plan,
+                                       const DdrLayout& ddr, const npu::Target& target);
+
+}  // namespace tessera

@@ -1,0 +1,102 @@
+// Python bindings for building NPU modules: build_npu(func, target) -> NpuModule, callable with
+// numpy arrays like the CPU Module (outputs written in place). Registered into the `npu`
+// submodule (tessera._tessera.npu) next to Kernel and Target, so .kernel returns the same
+// Kernel class the assembler bindings use. module.cpp calls bind_npu_build after bind_npu.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "codegen/npu/build_npu.h"
+#include "runtime/error.h"
+
+namespace py = pybind11;
+
+namespace tessera::python {
+namespace {
+
+// A view of argument `index` (a C-contiguous numpy array) for module `mod`.
+NDArray npu_arg(const py::handle& h, size_t index, const NpuModule& mod) {
+  const auto& bufs = mod.kernel().buffers;
+  std::string arg = str(mod.name(), ": argument ", index,
+                        index < bufs.size() ? " '" + bufs[index].name + "'" : std::string());
+  if (!py::isinstance<py::array>(h)) throw ArgumentError(str(arg, ": expected a numpy array"));
+  py::array a = py::reinterpret_borrow<py::array>(h);
+  if (!(a.flags() & py::array::c_style)) {
+    throw ArgumentError(str(arg, ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
+  }
+  std::string dname = py::str(a.dtype().attr("name"));
+  std::optional<DType> t = parse_dtype(dname);
+  if (!t) throw ArgumentError(str(arg, ": numpy dtype ", dname, " is not supported"));
+  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+}
+
+}  // namespace
+
+void bind_npu_build(py::module_& m) {
+  py::module_ npu = py::hasattr(m, "npu") ? py::module_(m.attr("npu"))
+                                          : m.def_submodule("npu", "NPU target and kernels");
+  py::class_<NpuModule>(npu, "NpuModule",
+                        "An NPU kernel with its target; call it with numpy arrays.")
+      .def_property_readonly("name", &NpuModule::name)
+      .def_property_readonly("kernel", &NpuModule::kernel)
+      .def_property_readonly("target", &NpuModule::target)
+      .def("__call__",
+           [](const NpuModule& mod, const py::args& args) {
+             std::vector<NDArray> arrays;
+             for (size_t i = 0; i < args.size(); ++i) arrays.push_back(npu_arg(args[i], i, mod));
+             py::gil_scoped_release release;
+             mod.run(arrays);
+           })
+      .def(
+          "timing",
+          [npu](const NpuModule& mod) {
+            // The same statistics dict as npu.simulate_timing (one definition, in npu.cpp).
+            return npu.attr("simulate_timing")(mod.kernel(), mod.target());
+          },
+          "Timing mode: dict with cycles and per-unit statistics.")
+      .def(
+          "roofline",
+          [](const NpuModule& mod) {
+            npu::RooflineBound b = mod.roofline();
+            npu::SimStats s;
+            {
+              py::gil_scoped_release release;
+              s = mod.timing();
+            }
+            py::dict d;
+            d["cycles"] = s.cycles;
+            d["bound"] = b.cycles;
+            d["fraction"] = s.cycles ? b.cycles / double(s.cycles) : 0.0;
+            d["macs"] = b.macs;
+            d["ddr_bytes"] = b.ddr_bytes;
+            d["vector_ops"] = b.vector_ops;
+            d["mac_cycles"] = b.mac_cycles;
+            d["ddr_cycles"] = b.ddr_cycles;
+            d["vector_cycles"] = b.vector_cycles;
+            return d;
+          },
+          "Achieved cycles against the roofline bound: fraction = bound / cycles (1 is the limit).")
+      .def("save", &NpuModule::save, py::arg("path"))
+      .def("__repr__", [](const NpuModule& mod) {
+        return str("<npu.NpuModule ", mod.name(), " on ", mod.target().name, ", ",
+                   mod.kernel().program.size(), " instructions>");
+      });
+  npu.def(
+      "build_npu",
+      [](const LoweredFunc& f, const std::optional<npu::Target>& target) {
+        return build_npu(f, target ? *target : npu::default_target());
+      },
+      py::arg("func"), py::arg("target") = py::none(),
+      "Compiles a lowered function (NPU statements) into an NpuModule.");
+  npu.def(
+      "load_npu_module",
+      [](const std::string& path, const std::optional<npu::Target>& target) {
+        return NpuModule::load(path, target ? *target : npu::default_target());
+      },
+      py::arg("path"), py::arg("target") = py::none());
+}
+
+}  // namespace tessera::python

@@ -32,8 +32,8 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
     DType want = b.dtype == npu::DType::kInt8 ? DType::kInt8 : DType::kInt32;
     std::string arg = str(kernel_.name, ": argument ", i, " '", b.name, "'");
     if (args[i].dtype() != want) {
-      throw ArgumentError(str(arg, " must be ", dtype_name(want), ", got ",
-                              dtype_name(args[i].dtype())));
+      throw ArgumentError(
+          str(arg, " must be ", dtype_name(want), ", got ", dtype_name(args[i].dtype())));
     }
     if (args[i].shape() != b.shape) {
       throw ArgumentError(str(arg, " must have shape ", shape_to_string(b.shape), ", got ",

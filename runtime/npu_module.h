@@ -26,8 +26,7 @@ class NpuModule {
   // TargetError when the kernel was built for another target.
   NpuModule(npu::Kernel kernel, npu::Target target);
   // Loads a kernel file (KernelFileError naming the file) for `target`.
-  static NpuModule load(const std::string& path,
-                        const npu::Target& target = npu::default_target());
+  static NpuModule load(const std::string& path, const npu::Target& target = npu::default_target());
 
   // Copies every argument into the kernel's DDR image, runs the functional simulator and copies
   // the output buffers back. ArgumentError naming the argument for a wrong count, dtype or

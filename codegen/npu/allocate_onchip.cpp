@@ -38,7 +38,9 @@ class Allocator {
   void visit(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.kind()) {
-      case StmtKind::kFor: visit(s.as<ForNode>()->body); break;
+      case StmtKind::kFor:
+        visit(s.as<ForNode>()->body);
+        break;
       case StmtKind::kSeq:
         for (const Stmt& x : s.as<SeqNode>()->stmts) visit(x);
         break;
@@ -46,7 +48,9 @@ class Allocator {
         visit(s.as<IfThenElseNode>()->then_case);
         visit(s.as<IfThenElseNode>()->else_case);
         break;
-      case StmtKind::kLetStmt: visit(s.as<LetStmtNode>()->body); break;
+      case StmtKind::kLetStmt:
+        visit(s.as<LetStmtNode>()->body);
+        break;
       case StmtKind::kAttrStmt: {
         const auto* op = s.as<AttrStmtNode>();
         bool produce = op->key == "produce", db = op->key == "double_buffer";
@@ -57,8 +61,11 @@ class Allocator {
         if (db) double_names_.pop_back();
         break;
       }
-      case StmtKind::kAllocate: visit_allocate(s.as<AllocateNode>()); break;
-      default: break;
+      case StmtKind::kAllocate:
+        visit_allocate(s.as<AllocateNode>());
+        break;
+      default:
+        break;
     }
   }
 
@@ -80,9 +87,9 @@ class Allocator {
     const auto& shape = op->buffer->shape;
     if (shape.empty() || shape.back() % kNpuLanes != 0) {
       throw LowerError(str("stage '", stage, "': on-chip buffer '", b.name,
-                           "' has an innermost dimension of ",
-                           shape.empty() ? 1 : shape.back(), " elements; it must be a multiple of ",
-                           kNpuLanes, " (one row of the NPU's ", kNpuLanes, " lanes)"));
+                           "' has an innermost dimension of ", shape.empty() ? 1 : shape.back(),
+                           " elements; it must be a multiple of ", kNpuLanes,
+                           " (one row of the NPU's ", kNpuLanes, " lanes)"));
     }
     b.rows = op->buffer->num_elements() / kNpuLanes;
     for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
@@ -110,9 +117,9 @@ class Allocator {
     std::string list;
     for (const OnchipBuffer& b : peak_live_[m]) {
       int64_t bytes = b.rows * row_bytes(mem);
-      list += str(list.empty() ? "" : ", ", b.name, " ",
-                  b.double_buffered ? "2 x " + size_text(bytes) + " (double-buffered)"
-                                    : size_text(bytes));
+      list += str(
+          list.empty() ? "" : ", ", b.name, " ",
+          b.double_buffered ? "2 x " + size_text(bytes) + " (double-buffered)" : size_text(bytes));
     }
     throw LowerError(str(what, " overflow: ", size_text(need), " needed, ", size_text(capacity),
                          " available (", field, " of ", target_.name, "): ", list,

@@ -15,7 +15,9 @@ namespace {
 void collect_stored(const Stmt& s, std::set<std::string>* out) {
   if (!s.defined()) return;
   switch (s.kind()) {
-    case StmtKind::kFor: collect_stored(s.as<ForNode>()->body, out); break;
+    case StmtKind::kFor:
+      collect_stored(s.as<ForNode>()->body, out);
+      break;
     case StmtKind::kSeq:
       for (const Stmt& x : s.as<SeqNode>()->stmts) collect_stored(x, out);
       break;
@@ -23,13 +25,20 @@ void collect_stored(const Stmt& s, std::set<std::string>* out) {
       collect_stored(s.as<IfThenElseNode>()->then_case, out);
       collect_stored(s.as<IfThenElseNode>()->else_case, out);
       break;
-    case StmtKind::kLetStmt: collect_stored(s.as<LetStmtNode>()->body, out); break;
-    case StmtKind::kAllocate: collect_stored(s.as<AllocateNode>()->body, out); break;
-    case StmtKind::kAttrStmt: collect_stored(s.as<AttrStmtNode>()->body, out); break;
+    case StmtKind::kLetStmt:
+      collect_stored(s.as<LetStmtNode>()->body, out);
+      break;
+    case StmtKind::kAllocate:
+      collect_stored(s.as<AllocateNode>()->body, out);
+      break;
+    case StmtKind::kAttrStmt:
+      collect_stored(s.as<AttrStmtNode>()->body, out);
+      break;
     case StmtKind::kNpuDma:
       if (!s.as<NpuDmaNode>()->load) out->insert(s.as<NpuDmaNode>()->ddr->name);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -57,8 +66,8 @@ npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
                            dtype_name(b->dtype), "; NPU kernels take int8 or int32 arguments"));
     }
     std::vector<int64_t> shape = b->shape.empty() ? std::vector<int64_t>{1} : b->shape;
-    npu::BufferRole role = stored.count(b->name) ? npu::BufferRole::kOutput
-                                                 : npu::BufferRole::kInput;
+    npu::BufferRole role =
+        stored.count(b->name) ? npu::BufferRole::kOutput : npu::BufferRole::kInput;
     uint32_t offset = a.buffer(b->name, shape, dt, role);
     ddr[b.get()] = DdrBuffer{offset, npu::dtype_bytes(dt)};
   }

@@ -20,7 +20,9 @@ int direction(Queue from, Queue to) {
   if (from == Queue::kStore && to == Queue::kCompute) return 3;
   throw InternalError("insert_tokens: no token queue between load and store");
 }
-bool neighbours(Queue a, Queue b) { return a != b && (a == Queue::kCompute || b == Queue::kCompute); }
+bool neighbours(Queue a, Queue b) {
+  return a != b && (a == Queue::kCompute || b == Queue::kCompute);
+}
 
 bool conflict(const SelectedInsn& a, const SelectedInsn& b) {
   for (const Access& x : a.accesses)
@@ -65,8 +67,8 @@ class TokenInserter {
  private:
   struct Node {
     npu::Insn insn;
-    int64_t source;    // index into the input, -1 for an inserted sync
-    Knowledge done;    // what is known complete once this instruction completes
+    int64_t source;  // index into the input, -1 for an inserted sync
+    Knowledge done;  // what is known complete once this instruction completes
   };
 
   static npu::Insn make_sync(Queue q) {

@@ -21,8 +21,8 @@ constexpr int64_t kMaxU32 = 4294967295LL;
 Space space_of(Mem m) { return m == Mem::kSram ? Space::kSram : Space::kAcc; }
 
 std::optional<npu::VecOp> parse_vec_op(const std::string& op) {
-  static const char* names[] = {"add", "sub", "mul", "min", "max", "relu", "shr", "clip",
-                                "requantize"};
+  static const char* names[] = {"add",  "sub", "mul",  "min",       "max",
+                                "relu", "shr", "clip", "requantize"};
   for (int i = 0; i < npu::kNumVecOps; ++i)
     if (op == names[i]) return npu::VecOp(i);
   return std::nullopt;
@@ -32,7 +32,9 @@ std::optional<npu::VecOp> parse_vec_op(const std::string& op) {
 void collect_writes(const Stmt& s, std::vector<const BufferNode*>* out) {
   if (!s.defined()) return;
   switch (s.kind()) {
-    case StmtKind::kFor: collect_writes(s.as<ForNode>()->body, out); break;
+    case StmtKind::kFor:
+      collect_writes(s.as<ForNode>()->body, out);
+      break;
     case StmtKind::kSeq:
       for (const Stmt& x : s.as<SeqNode>()->stmts) collect_writes(x, out);
       break;
@@ -40,17 +42,26 @@ void collect_writes(const Stmt& s, std::vector<const BufferNode*>* out) {
       collect_writes(s.as<IfThenElseNode>()->then_case, out);
       collect_writes(s.as<IfThenElseNode>()->else_case, out);
       break;
-    case StmtKind::kLetStmt: collect_writes(s.as<LetStmtNode>()->body, out); break;
-    case StmtKind::kAllocate: collect_writes(s.as<AllocateNode>()->body, out); break;
+    case StmtKind::kLetStmt:
+      collect_writes(s.as<LetStmtNode>()->body, out);
+      break;
+    case StmtKind::kAllocate:
+      collect_writes(s.as<AllocateNode>()->body, out);
+      break;
     case StmtKind::kAttrStmt:
       if (s.as<AttrStmtNode>()->key != "produce") collect_writes(s.as<AttrStmtNode>()->body, out);
       break;
     case StmtKind::kNpuDma:
       if (s.as<NpuDmaNode>()->load) out->push_back(s.as<NpuDmaNode>()->chip.get());
       break;
-    case StmtKind::kNpuGemm: out->push_back(s.as<NpuGemmNode>()->acc.get()); break;
-    case StmtKind::kNpuVector: out->push_back(s.as<NpuVectorNode>()->dst.get()); break;
-    default: break;
+    case StmtKind::kNpuGemm:
+      out->push_back(s.as<NpuGemmNode>()->acc.get());
+      break;
+    case StmtKind::kNpuVector:
+      out->push_back(s.as<NpuVectorNode>()->dst.get());
+      break;
+    default:
+      break;
   }
 }
 
@@ -62,7 +73,9 @@ class Selector {
   void visit(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.kind()) {
-      case StmtKind::kFor: visit_for(s); break;
+      case StmtKind::kFor:
+        visit_for(s);
+        break;
       case StmtKind::kSeq:
         for (const Stmt& x : s.as<SeqNode>()->stmts) visit(x);
         break;
@@ -76,7 +89,9 @@ class Selector {
         live_[op->buffer.get()] = saved;
         break;
       }
-      case StmtKind::kAttrStmt: visit_attr(s.as<AttrStmtNode>()); break;
+      case StmtKind::kAttrStmt:
+        visit_attr(s.as<AttrStmtNode>());
+        break;
       case StmtKind::kLetStmt: {
         const auto* op = s.as<LetStmtNode>();
         env_[op->var] = simplify(substitute(op->value, env_));
@@ -91,17 +106,23 @@ class Selector {
         if (!v) {
           throw LowerError(str("stage '", stage(), "': the condition ", to_string(op->cond),
                                " is not decided once the loops are unrolled (it became ",
-                               to_string(c), "); NPU code needs conditions on loop variables "
+                               to_string(c),
+                               "); NPU code needs conditions on loop variables "
                                "only"));
         }
         visit(*v ? op->then_case : op->else_case);
         break;
       }
-      case StmtKind::kNpuDma: emit_dma(s.as<NpuDmaNode>()); break;
+      case StmtKind::kNpuDma:
+        emit_dma(s.as<NpuDmaNode>());
+        break;
       case StmtKind::kNpuGemm:
-      case StmtKind::kNpuVector: emit_compute(s, {}); break;
+      case StmtKind::kNpuVector:
+        emit_compute(s, {});
+        break;
       case StmtKind::kBufferStore:
-        throw LowerError(str("stage '", stage(), "': the loop body is not a DMA, a tensorized GEMM "
+        throw LowerError(str("stage '", stage(),
+                             "': the loop body is not a DMA, a tensorized GEMM "
                              "or a vector op; it stores into buffer '",
                              s.as<BufferStoreNode>()->buffer->name,
                              "' element by element, which cannot be expressed as NPU "
@@ -113,7 +134,9 @@ class Selector {
   std::vector<SelectedInsn> out;
 
  private:
-  std::string stage() const { return stages_.empty() ? std::string("<top level>") : stages_.back(); }
+  std::string stage() const {
+    return stages_.empty() ? std::string("<top level>") : stages_.back();
+  }
 
   int64_t const_value(const Expr& e, const std::string& what) {
     Expr v = simplify(substitute(e, env_));
@@ -270,9 +293,10 @@ class Selector {
       Operand inp = operand(g->inp, g->inp_row, folded, 1, false, "GEMM input");
       Operand wgt = operand(g->wgt, g->wgt_row, folded, kNpuLanes, false, "GEMM weight tile");
       if (acc.mem != Mem::kAcc || inp.mem != Mem::kSram || wgt.mem != Mem::kSram) {
-        throw LowerError(str("stage '", stage(), "': a GEMM accumulates into an 'acc' buffer "
-                             "from 'sram' inputs and weights; got accumulator '", g->acc->name,
-                             "' (", g->acc->scope, "), input '", g->inp->name, "' (",
+        throw LowerError(str("stage '", stage(),
+                             "': a GEMM accumulates into an 'acc' buffer "
+                             "from 'sram' inputs and weights; got accumulator '",
+                             g->acc->name, "' (", g->acc->scope, "), input '", g->inp->name, "' (",
                              g->inp->scope, "), weights '", g->wgt->name, "' (", g->wgt->scope,
                              ")"));
       }
@@ -292,8 +316,8 @@ class Selector {
                              "'; the NPU has add, sub, mul, min, max, relu, shr, clip, "
                              "requantize"));
       }
-      bool imm_only = *op == npu::VecOp::kRelu || *op == npu::VecOp::kClip ||
-                      *op == npu::VecOp::kRequantize;
+      bool imm_only =
+          *op == npu::VecOp::kRelu || *op == npu::VecOp::kClip || *op == npu::VecOp::kRequantize;
       if (imm_only && v->src2) {
         throw LowerError(str("stage '", stage(), "': vector op '", v->op,
                              "' takes no tensor operand (it reads immediates), but has '",
@@ -338,8 +362,8 @@ class Selector {
     auto field = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
       if (v < lo || v > hi) {
         throw LowerError(str("stage '", stage(), "': DMA ", op->load ? "load" : "store", " of '",
-                             op->chip->name, "': ", name, " = ", v, " is outside [", lo, ", ",
-                             hi, "], the range of the instruction's field; split the transfer "
+                             op->chip->name, "': ", name, " = ", v, " is outside [", lo, ", ", hi,
+                             "], the range of the instruction's field; split the transfer "
                              "into smaller tiles"));
       }
     };
@@ -354,15 +378,18 @@ class Selector {
     if (op->ddr->dtype != op->chip->dtype) {
       throw LowerError(str("stage '", stage(), "': a DMA moves ", dtype_name(op->ddr->dtype),
                            " buffer '", op->ddr->name, "' to/from ", dtype_name(op->chip->dtype),
-                           " buffer '", op->chip->name, "'; a DMA copies bytes, so both must "
+                           " buffer '", op->chip->name,
+                           "'; a DMA copies bytes, so both must "
                            "have the same dtype"));
     }
     int64_t chip_row = const_value(op->chip_row, "the on-chip row");
     int64_t ddr_elem = const_value(op->ddr_offset, "the DDR offset");
     int64_t rows = const_value(op->rows, "the DMA row count");
     int64_t cols = const_value(op->cols, "the DMA column count");
-    int64_t pt = const_value(op->pad_top, "pad_top"), pb = const_value(op->pad_bottom, "pad_bottom");
-    int64_t pl = const_value(op->pad_left, "pad_left"), pr = const_value(op->pad_right, "pad_right");
+    int64_t pt = const_value(op->pad_top, "pad_top"),
+            pb = const_value(op->pad_bottom, "pad_bottom");
+    int64_t pl = const_value(op->pad_left, "pad_left"),
+            pr = const_value(op->pad_right, "pad_right");
     field("rows", rows, 1, kMaxU16);
     field("cols", cols, 1, kMaxU16);
     field("pad_top", pt, 0, 255);
@@ -372,10 +399,11 @@ class Selector {
     if (!op->load) field("padding of a store", pt + pb + pl + pr, 0, 0);
     field("on-chip row stride", op->chip_row_stride, 0, kMaxU32);
     int64_t total_rows = pt + rows + pb;
-    int64_t chip_last = chip_row + (total_rows - 1) * op->chip_row_stride + pl + cols + pr;  // one past
+    int64_t chip_last =
+        chip_row + (total_rows - 1) * op->chip_row_stride + pl + cols + pr;  // one past
     if (chip_row < 0 || chip_last > a.rows) {
-      throw LowerError(str("stage '", stage(), "': a DMA ", op->load ? "writes" : "reads",
-                           " rows ", chip_row, "..", chip_last - 1, " of buffer '", op->chip->name,
+      throw LowerError(str("stage '", stage(), "': a DMA ", op->load ? "writes" : "reads", " rows ",
+                           chip_row, "..", chip_last - 1, " of buffer '", op->chip->name,
                            "', which has ", a.rows, " rows"));
     }
     int64_t ddr_end = ddr_elem + (rows - 1) * op->ddr_row_stride + cols * kNpuLanes;

@@ -1,5 +1,7 @@
 // codegen_npu: hand-built NPU loop IR -> kernel -> functional simulator, checked bit-exact against
 // naive C++ references computed here; timing, token-queue bounds, errors and determinism.
+#include "codegen/npu/codegen_npu.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "codegen/npu/build_npu.h"
-#include "codegen/npu/codegen_npu.h"
 #include "runtime/error.h"
 #include "runtime/npu/kernel_file.h"
 
@@ -64,8 +65,8 @@ Stmt vec(const std::string& op, Buffer dst, Expr dst_row, Buffer src, Expr src_r
 
 Stmt requantize(Buffer dst, Expr dst_row, Buffer src, Expr src_row, int64_t mult, int64_t shift,
                 int64_t zp) {
-  Stmt s = vec("requantize", std::move(dst), std::move(dst_row), std::move(src),
-               std::move(src_row));
+  Stmt s =
+      vec("requantize", std::move(dst), std::move(dst_row), std::move(src), std::move(src_row));
   auto n = std::make_shared<NpuVectorNode>(*s.as<NpuVectorNode>());
   n->imm = mult;
   n->shift = shift;
@@ -90,18 +91,25 @@ LoweredFunc matmul(int64_t M, int64_t N, int64_t K, bool double_buffer) {
   Buffer C_s = make_buffer("C.sram", DType::kInt8, {kTile, N}, "sram");
   Buffer C_a = make_buffer("C.acc", DType::kInt32, {kTile, N}, "acc");
   Var kb("kb"), mo("mo"), m("m"), nb("nb"), kw("kw");
-  Stmt load_w = produce("W.sram", loop(kw, 0, KB, dma(true, W_s, Expr(kw) * int(N), 1, Bt,
-                                                       Expr(kw) * 16, K, N, 1)));
-  Stmt load_a = produce("A.sram", dma(true, A_s, 0, KB, A, Expr(mo) * int(kTile * K), K, kTile, KB));
-  Stmt reset = loop(nb, 0, NB, loop(m, 0, kTile,
-      gemm(true, C_a, Expr(m) * int(NB) + nb, A_s, Expr(m) * int(KB), W_s, Expr(nb) * 16)));
+  Stmt load_w = produce(
+      "W.sram", loop(kw, 0, KB, dma(true, W_s, Expr(kw) * int(N), 1, Bt, Expr(kw) * 16, K, N, 1)));
+  Stmt load_a =
+      produce("A.sram", dma(true, A_s, 0, KB, A, Expr(mo) * int(kTile * K), K, kTile, KB));
+  Stmt reset = loop(
+      nb, 0, NB,
+      loop(m, 0, kTile,
+           gemm(true, C_a, Expr(m) * int(NB) + nb, A_s, Expr(m) * int(KB), W_s, Expr(nb) * 16)));
   Var nb2("nb"), m2("m"), m3("m"), nb3("nb");
-  Stmt accumulate = loop(nb2, 0, NB, loop(m2, 0, kTile, loop(kb, 1, KB - 1,
-      gemm(false, C_a, Expr(m2) * int(NB) + nb2, A_s, Expr(m2) * int(KB) + kb, W_s,
-           Expr(kb) * int(N) + Expr(nb2) * 16))));
-  Stmt rq = produce("C.sram", loop(m3, 0, kTile, loop(nb3, 0, NB,
-      requantize(C_s, Expr(m3) * int(NB) + nb3, C_a, Expr(m3) * int(NB) + nb3, kMult, kShift,
-                 kZp))));
+  Stmt accumulate =
+      loop(nb2, 0, NB,
+           loop(m2, 0, kTile,
+                loop(kb, 1, KB - 1,
+                     gemm(false, C_a, Expr(m2) * int(NB) + nb2, A_s, Expr(m2) * int(KB) + kb, W_s,
+                          Expr(kb) * int(N) + Expr(nb2) * 16))));
+  Stmt rq = produce("C.sram", loop(m3, 0, kTile,
+                                   loop(nb3, 0, NB,
+                                        requantize(C_s, Expr(m3) * int(NB) + nb3, C_a,
+                                                   Expr(m3) * int(NB) + nb3, kMult, kShift, kZp))));
   Stmt store = produce("C", dma(false, C_s, 0, NB, C, Expr(mo) * int(kTile * N), N, kTile, NB));
   Stmt tiles = loop(mo, 0, M / kTile,
                     make_seq({load_a, produce("C.acc", make_seq({reset, accumulate})), rq, store}));
@@ -154,9 +162,8 @@ TEST(CodegenNpu, matmul_64x64x64_is_bit_exact_with_folded_gemms) {
   MatmulRun r = run_matmul(64, 64, 64, false);
   EXPECT_EQ(r.got, r.want);
   // Not a trivial output: requantize kept most values inside int8 without clamping.
-  int64_t inside = std::count_if(r.want.begin(), r.want.end(), [](int8_t v) {
-    return v > -128 && v < 127;
-  });
+  int64_t inside =
+      std::count_if(r.want.begin(), r.want.end(), [](int8_t v) { return v > -128 && v < 127; });
   EXPECT_GT(inside, 64 * 64 / 2);
   // 64 x 4 x 4 GEMM steps and 256 requantized rows in a handful of instructions: the reset nest
   // (nb, m) folds whole, the accumulate nest (nb, m, kb) folds (nb, m) and unrolls kb = 1..3.
@@ -192,10 +199,13 @@ TEST(CodegenNpu, many_tiles_with_a_slow_store_stay_within_the_token_queue) {
   Buffer Xs = make_buffer("X.sram", DType::kInt8, {T, 16}, "sram");
   Buffer Ys = make_buffer("Y.sram", DType::kInt8, {T, 16}, "sram");
   Var t("t");
-  Stmt body = make_allocate(Xs, make_allocate(Ys, make_seq({
-      produce("X.sram", dma(true, Xs, 0, 1, X, 0, 16, T, 1)),
-      loop(t, 0, T, make_seq({produce("Y.sram", vec("relu", Ys, t, Xs, t)),
-                              produce("Y", dma(false, Ys, t, 1, Y, Expr(t) * 16, 16, 1, 1))}))})));
+  Stmt body = make_allocate(
+      Xs,
+      make_allocate(Ys, make_seq({produce("X.sram", dma(true, Xs, 0, 1, X, 0, 16, T, 1)),
+                                  loop(t, 0, T,
+                                       make_seq({produce("Y.sram", vec("relu", Ys, t, Xs, t)),
+                                                 produce("Y", dma(false, Ys, t, 1, Y, Expr(t) * 16,
+                                                                  16, 1, 1))}))})));
   NpuModule mod = build_npu(LoweredFunc{"relu_rows", {X, Y}, body}, npu::default_target());
   std::vector<int8_t> x = random_int8(T * 16, 7), y(T * 16, 0);
   mod.run({NDArray::view(x.data(), {T, 16}, DType::kInt8),
@@ -216,13 +226,14 @@ TEST(CodegenNpu, reloading_a_stored_output_waits_for_the_store) {
   Buffer S2 = make_buffer("S2", DType::kInt8, {16, 16}, "sram");
   Buffer S3 = make_buffer("S3", DType::kInt8, {16, 16}, "sram");
   Var r("r"), r2("r");
-  Stmt body = make_allocate(S1, make_allocate(S2, make_allocate(S3, make_seq({
-      dma(true, S1, 0, 1, X, 0, 16, 16, 1),
-      loop(r, 0, 16, vec("relu", S2, r, S1, r)),
-      dma(false, S2, 0, 1, Y, 0, 16, 16, 1),
-      dma(true, S3, 0, 1, Y, 0, 16, 16, 1),
-      loop(r2, 0, 16, vec("add", S3, r2, S3, r2, S1, r2)),
-      dma(false, S3, 0, 1, Z, 0, 16, 16, 1)}))));
+  Stmt body = make_allocate(
+      S1, make_allocate(
+              S2, make_allocate(S3, make_seq({dma(true, S1, 0, 1, X, 0, 16, 16, 1),
+                                              loop(r, 0, 16, vec("relu", S2, r, S1, r)),
+                                              dma(false, S2, 0, 1, Y, 0, 16, 16, 1),
+                                              dma(true, S3, 0, 1, Y, 0, 16, 16, 1),
+                                              loop(r2, 0, 16, vec("add", S3, r2, S3, r2, S1, r2)),
+                                              dma(false, S3, 0, 1, Z, 0, 16, 16, 1)}))));
   NpuModule mod = build_npu(LoweredFunc{"roundtrip", {X, Y, Z}, body}, npu::default_target());
   std::vector<int8_t> x = random_int8(256, 3), y(256), z(256);
   mod.run({NDArray::view(x.data(), {16, 16}, DType::kInt8),
@@ -256,8 +267,7 @@ TEST(CodegenNpu, sram_overflow_lists_the_live_buffers_and_the_capacity) {
 TEST(CodegenNpu, double_buffered_accumulator_overflow_counts_both_copies) {
   Buffer X = make_buffer("X", DType::kInt8, {16, 16});
   Buffer Ca = make_buffer("C.acc", DType::kInt32, {640, 16}, "acc");  // 40 KiB, x2 > 64 KiB
-  Stmt body = make_attr("double_buffer", "C.acc",
-                        make_allocate(Ca, vec("relu", Ca, 0, Ca, 0)));
+  Stmt body = make_attr("double_buffer", "C.acc", make_allocate(Ca, vec("relu", Ca, 0, Ca, 0)));
   try {
     codegen_npu(LoweredFunc{"acc", {X}, body}, npu::default_target());
     FAIL() << "expected a LowerError";

@@ -43,16 +43,27 @@ class Injector : public IRMutator {
   }
 
   Stmt mutate_For(const ForNode* op, const Stmt& s) override {
-    // Collect the perfect nest under this loop.
-    std::vector<const ForNode*> loops{op};
+    // Collect the nest under this loop: loops, and the guards between them (an `if` without
+    // else whose body is the rest of the nest). guard_depth[g] = loops outside guard g.
+    loops_ = {op};
+    guards_.clear();
+    guard_depth_.clear();
     Stmt body = op->body;
-    while (const auto* f = body.as<ForNode>()) {
-      loops.push_back(f);
-      body = f->body;
+    while (true) {
+      if (const auto* f = body.as<ForNode>()) {
+        loops_.push_back(f);
+        body = f->body;
+      } else if (const auto* g = body.as<IfThenElseNode>(); g && !g->else_case.defined()) {
+        guards_.push_back(g->cond);
+        guard_depth_.push_back(loops_.size());
+        body = g->then_case;
+      } else {
+        break;
+      }
     }
     const auto* store = body.as<BufferStoreNode>();
     if (!store) return IRMutator::mutate_For(op, s);
-    Stmt inner = match(loops, store);
+    Stmt inner = match(loops_, store);
     if (!inner.defined()) return IRMutator::mutate_For(op, s);
     return inner;
   }
@@ -62,12 +73,25 @@ class Injector : public IRMutator {
     throw LowerError(str("stage '", stage_, "': ", why));
   }
 
-  // Wraps `inner` in loops[0 .. keep).
-  static Stmt rewrap(const std::vector<const ForNode*>& loops, size_t keep, Stmt inner) {
-    for (size_t k = keep; k-- > 0;) {
-      inner = make_for(loops[k]->var, loops[k]->min, loops[k]->extent, loops[k]->for_kind, inner);
+  // Wraps `inner` in loops[0 .. keep) and the guards that sit among them.
+  Stmt rewrap(const std::vector<const ForNode*>& loops, size_t keep, Stmt inner) const {
+    for (size_t k = keep; k >= 1; --k) {
+      for (size_t g = guards_.size(); g-- > 0;) {
+        if (guard_depth_[g] == k) inner = make_if(guards_[g], inner);
+      }
+      const ForNode* f = loops[k - 1];
+      inner = make_for(f->var, f->min, f->extent, f->for_kind, inner);
     }
     return inner;
+  }
+
+  // The guards inside loops[keep ..): they constrain the matched loops.
+  Expr inner_guards(size_t keep) const {
+    Expr c;
+    for (size_t g = 0; g < guards_.size(); ++g) {
+      if (guard_depth_[g] > keep) c = c.defined() ? (c && guards_[g]) : guards_[g];
+    }
+    return c;
   }
 
   static bool is_lane_loop(const ForNode* f) {
@@ -133,7 +157,49 @@ class Injector : public IRMutator {
     };
     int64_t R = extent_of(rows), C = extent_of(cols);
     Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};
-    if (cond.defined()) pad_bounds(cond, rows, cols, rb, cb, lane);
+    // Guards inside the matched loops limit the region: a load pads what they exclude (the
+    // buffer has room for it), a store leaves it out.
+    Expr guard = inner_guards(n - used);
+    Expr all = guard;
+    if (cond.defined()) all = all.defined() ? (all && cond) : cond;
+    if (all.defined()) pad_bounds(all, rows, cols, rb, cb, lane);
+    // Without padding or guards, loops that continue a dimension contiguously merge into it:
+    // fewer, longer transfers (each DMA pays its request latency).
+    std::vector<const ForNode*> merged;
+    int64_t chip_rs = rows ? coef_of(chip_idx, rows->var) : 0;
+    int64_t ddr_rs = rows ? coef_of(ddr_idx, rows->var) : 0;
+    if (!all.defined() && cols && rows && chip_rs == C * kNpuLanes && ddr_rs == C * kNpuLanes) {
+      // rows continue cols: fold rows into cols, then look for a new rows loop.
+      merged.push_back(rows);
+      C *= R;
+      rows = nullptr;
+      R = 1;
+      while (n > used) {
+        const ForNode* r = loops[n - 1 - used];
+        int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
+        if (cc == C * kNpuLanes && dc == C * kNpuLanes) {
+          merged.push_back(r);
+          C *= extent_of(r);
+          ++used;
+        } else {
+          break;
+        }
+      }
+      if (n > used) {
+        const ForNode* r = loops[n - 1 - used];
+        int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
+        if (cc > 0 && cc % kNpuLanes == 0 && dc > 0) {
+          rows = r;
+          R = extent_of(r);
+          ++used;
+        }
+      }
+      if (inner_guards(n - used).defined()) {
+        fail("internal: a guard inside merged DMA loops");  // merging happens only without guards
+      }
+      rb = Bounds{make_int(0), make_int(R)};
+      cb = Bounds{make_int(0), make_int(C)};
+    }
     auto node = std::make_shared<NpuDmaNode>();
     node->load = is_load;
     node->chip = chip;
@@ -143,6 +209,7 @@ class Injector : public IRMutator {
     VarMap origin{{lane->var, make_int(0)}};
     if (rows) origin[rows->var] = make_int(0);
     if (cols) origin[cols->var] = make_int(0);
+    for (const ForNode* f : merged) origin[f->var] = make_int(0);
     Expr chip_base = at(chip_idx, origin);
     node->chip_row = simplify(chip_base / make_int(kNpuLanes));
     // Valid region [pad_top, pad_top + rows) x [pad_left, pad_left + cols).
@@ -152,13 +219,18 @@ class Injector : public IRMutator {
     Expr right_end = simplify(max(min(cb.hi, make_int(C)), left));
     node->rows = simplify(bottom_end - top);
     node->cols = simplify(right_end - left);
-    node->pad_top = top;
-    node->pad_bottom = simplify(make_int(R) - bottom_end);
-    node->pad_left = left;
-    node->pad_right = simplify(make_int(C) - right_end);
+    if (is_load) {
+      node->pad_top = top;
+      node->pad_bottom = simplify(make_int(R) - bottom_end);
+      node->pad_left = left;
+      node->pad_right = simplify(make_int(C) - right_end);
+    } else {
+      node->chip_row = simplify(node->chip_row + top * make_int(node->chip_row_stride) + left);
+    }
     VarMap first{{lane->var, make_int(0)}};
     if (rows) first[rows->var] = top;
     if (cols) first[cols->var] = left;
+    for (const ForNode* f : merged) first[f->var] = make_int(0);
     node->ddr_offset = at(ddr_idx, first);
     return rewrap(loops, n - used, Stmt(node));
   }
@@ -230,6 +302,7 @@ class Injector : public IRMutator {
 
   Stmt vector(const std::vector<const ForNode*>& loops, const BufferStoreNode* store) {
     const ForNode* lane = loops.back();
+    if (inner_guards(loops.size() - 1).defined()) return Stmt();  // a guard on single lanes
     VarMap origin{{lane->var, make_int(0)}};
     auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(kNpuLanes)); };
     auto node = std::make_shared<NpuVectorNode>();
@@ -307,6 +380,9 @@ class Injector : public IRMutator {
   }
 
   std::string stage_;
+  std::vector<const ForNode*> loops_;
+  std::vector<Expr> guards_;
+  std::vector<size_t> guard_depth_;
 };
 
 }  // namespace

@@ -1,0 +1,27 @@
+// NPU conv2d (batch 1) in NCHWc16:
+//   X [CB, H, W, 16], W [KB, CB, R, S, 16, 16] -> Y [KB, OH, OW, 16]
+//   Y[k, oh, ow] = requant(sum_{c, r, s} Xpad[c, oh*stride + r, ow*stride + s] * W[k, c, r, s])
+// The zero padding is a stage (P) computed per tile in SRAM: the DMA pads it on load.
+#pragma once
+
+#include "autotune/templates/npu_op.h"
+
+namespace tessera {
+
+struct NpuConv2dParams {
+  int64_t tile_oh = 4;   // output rows per tile
+  int64_t tile_kb = 4;   // output channel blocks per tile
+  bool double_buffer = true;
+};
+
+struct Conv2dShape {
+  int64_t C, H, W, K, R, S, stride, pad;
+  int64_t OH() const { return (H + 2 * pad - R) / stride + 1; }
+  int64_t OW() const { return (W + 2 * pad - S) / stride + 1; }
+  int64_t macs() const { return K * OH() * OW() * C * R * S; }
+};
+
+NpuOp npu_conv2d(const Conv2dShape& shape, const Requant& q,
+                 const NpuConv2dParams& p = NpuConv2dParams());
+
+}  // namespace tessera

@@ -1,0 +1,48 @@
+#include "autotune/templates/npu_dense.h"
+
+#include "schedule/tensor_intrin.h"
+
+namespace tessera {
+
+NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDenseParams& p) {
+  const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
+  Tensor X = placeholder({M, KB, kNpuLanes}, DType::kInt8, "X");
+  Tensor W = placeholder({NB, KB, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
+  IterVar kb = reduce_axis(0, KB, "kb");
+  IterVar i = reduce_axis(0, kNpuLanes, "i");
+  Tensor acc = compute({M, NB, kNpuLanes}, [&](const std::vector<Var>& v) {
+    Expr x = cast(DType::kInt32, X({v[0], kb->var, i->var}));
+    Expr w = cast(DType::kInt32, W({v[1], kb->var, v[2], i->var}));
+    return sum(binary_op(ExprKind::kMul, x, w), {kb, i});
+  }, "acc", {"m", "nb", "o"});
+  Tensor Y = compute({M, NB, kNpuLanes}, [&](const std::vector<Var>& v) {
+    return requant_expr(acc({v[0], v[1], v[2]}), q);
+  }, "Y", {"m", "nb", "o"});
+
+  auto s = create_schedule({Y.op()});
+  Schedule& sch = *s;
+  Tensor ys = sch.cache_write(Y, "sram");
+  Tensor xs = sch.cache_read(X, "sram", {acc.op()});
+  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
+  sch[acc].set_scope("acc");
+  // Output tiles of tile_m rows x tile_nb blocks; the whole reduction per tile.
+  Stage y = sch[Y];
+  auto [mo, mi] = y.split(y.node()->op->axis[0], p.tile_m);
+  auto [nbo, nbi] = y.split(y.node()->op->axis[1], p.tile_nb);
+  y.reorder({mo, nbo, mi, nbi, y.node()->op->axis[2]});
+  Stage a = sch[acc];
+  a.compute_at(y, nbo);
+  sch[ys].compute_at(y, nbo);
+  sch[ws].compute_at(y, nbo);
+  sch[xs].compute_at(y, mo);
+  const auto& ax = acc.op()->axis;
+  a.reorder({ax[1], kb, ax[0], ax[2], i});
+  a.tensorize(ax[2], npu_gemm_intrin());
+  if (p.double_buffer) {
+    sch[xs].double_buffer();
+    sch[ws].double_buffer();
+  }
+  return NpuOp{"dense", {X, W, Y}, s};
+}
+
+}  // namespace tessera

@@ -1,0 +1,18 @@
+// NPU dense: Y[m, n] = requant(sum_k X[m, k] * W[n, k]) in packed layouts
+//   X [M, KB, 16], W [NB, KB, 16, 16] -> Y [M, NB, 16]   (KB = ceil(K/16), NB = ceil(N/16)).
+#pragma once
+
+#include "autotune/templates/npu_op.h"
+
+namespace tessera {
+
+struct NpuDenseParams {
+  int64_t tile_m = 64;   // rows of X per tile (GEMM steps per instruction)
+  int64_t tile_nb = 4;   // output blocks per tile (accumulator rows: tile_m * tile_nb)
+  bool double_buffer = true;
+};
+
+NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q,
+                const NpuDenseParams& p = NpuDenseParams());
+
+}  // namespace tessera

@@ -1,0 +1,43 @@
+// The NPU operator library: int8 operators in NPU-friendly packed layouts, each with a
+// hand-written default schedule whose split factors and choices come from a small parameter
+// struct (the auto-tuner fills the same struct from a config).
+//
+// Layouts (host-side pack/unpack helpers: python/tessera/npu_layout.py):
+//   activations  NCHWc16 without the batch: [C/16, H, W, 16] (channels padded to 16)
+//   dense input  [M, K/16, 16];  dense weight [N/16, K/16, 16 (out), 16 (in)]
+//   conv weight  [K/16, C/16, R, S, 16 (out), 16 (in)]
+//   depthwise    [C/16, R, S, 16]
+// Arithmetic: int8 x int8 products accumulate in int32 (wrapping), then requantize to int8
+// (docs/npu_isa.md), optionally followed by relu.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/te/te.h"
+#include "schedule/schedule.h"
+
+namespace tessera {
+
+// int32 -> int8: clamp(((x * multiplier) >>r shift) + zero_point), then max(., 0) if relu.
+struct Requant {
+  int64_t multiplier = 1;
+  int64_t shift = 0;
+  int64_t zero_point = 0;
+  bool relu = false;
+};
+
+// One operator instance: its tensors (inputs..., output; packed layouts) and its schedule.
+struct NpuOp {
+  std::string name;
+  std::vector<Tensor> args;
+  std::shared_ptr<Schedule> schedule;
+};
+
+// requantize (and relu) of an int32 accumulator element, as the library writes it.
+Expr requant_expr(const Expr& acc, const Requant& q);
+
+int64_t ceil_div(int64_t a, int64_t b);
+
+}  // namespace tessera

@@ -333,11 +333,13 @@ class Injector : public IRMutator {
       const auto* c = e.as<CastNode>();
       return c && c->dtype == DType::kInt32 ? c->value : e;
     };
-    if (const int64_t* k = as_const_int(v); k && *k == 0) {
-      node->op = "mul";
+    if (const int64_t* k = as_const_int(simplify(make_cast(DType::kInt64, v)))) {
+      // A constant fill (a reduction's identity): clip anything to [k, k].
+      node->op = "clip";
       node->src = store->buffer;
       node->src_row = node->dst_row;
-      node->imm = 0;
+      node->imm = *k;
+      node->imm_hi = *k;
     } else if (const auto* l = row_load(strip(v), lane)) {
       node->op = "add";
       node->src = l->buffer;

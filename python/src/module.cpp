@@ -9,6 +9,7 @@ void bind_te(py::module_& m);
 void bind_schedule(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_npu(py::module_& m);
+void bind_npu_build(py::module_& m);
 void bind_autotune(py::module_& m);
 }  // namespace tessera::python
 
@@ -19,5 +20,6 @@ PYBIND11_MODULE(_tessera, m) {
   tessera::python::bind_schedule(m);
   tessera::python::bind_runtime(m);
   tessera::python::bind_npu(m);
+  tessera::python::bind_npu_build(m);
   tessera::python::bind_autotune(m);
 }

@@ -100,8 +100,9 @@ void bind_runtime(py::module_& m) {
     return lower(s, args, name, target);
   }, py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
   m.def("build", [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-                    const std::string& name) {
-    return build(s, args, target, name);
+                    const std::string& name) -> py::object {
+    if (target == "npu") return py::cast(build_npu(s, args, name));
+    return py::cast(build(s, args, target, name));
   }, py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
 }
 

@@ -12,12 +12,12 @@ def test_dense_lowers_to_dma_gemm_and_vector_statements():
     X, W, acc, Y = dense_packed()
     ir = str(tessera.lower(npu_schedule(X, W, acc, Y), [X, W, Y], target="npu"))
     # Inputs arrive by DMA (each whole tensor is contiguous, so one transfer each), the product
-    # is one GEMM step per (m, nb, kb), the accumulator is zeroed by the vector unit and
+    # is one GEMM step per (m, nb, kb), the accumulator is zeroed by the vector unit (clip to [0, 0]) and
     # requantized into SRAM, and the result leaves by DMA.
     assert "npu.dma_load X.sram.row[0] stride 1 <- X[0] stride 128, 1 x 8 units" in ir
     assert "npu.dma_load W.sram.row[0] stride 1 <- W[0] stride 1536, 1 x 96 units" in ir
     assert "npu.gemm acc.row[((m * 3) + nb)] += X.sram.row[(kb + (m * 2))] x W.sram.row[((kb * 16) + (nb * 32))]" in ir
-    assert "npu.vector.mul acc.row[((m * 3) + nb)] = acc.row[((m * 3) + nb)], 0" in ir
+    assert "npu.vector.clip acc.row[((m * 3) + nb)] = acc.row[((m * 3) + nb)], 0..0" in ir
     assert "npu.vector.requantize Y.sram.row[" in ir
     assert "npu.dma_store Y.sram.row[0] stride 1 -> Y[0] stride 192, 1 x 12 units" in ir
     assert "Y.sram[" not in ir.replace("allocate Y.sram[", "")  # no element-wise loops remain

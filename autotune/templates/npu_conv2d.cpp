@@ -1,5 +1,8 @@
 #include "autotune/templates/npu_conv2d.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
@@ -47,13 +50,57 @@ NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams&
   sch[P].compute_at(y, oho);
   sch[ws].compute_at(y, ko);
   const auto& ax = acc.op()->axis;
-  a.reorder({ax[0], rc, rr, rs, ax[1], ax[2], ax[3], i});
+  if (p.fold_channels) {
+    a.reorder({ax[0], rr, rs, ax[1], rc, ax[2], ax[3], i});
+  } else {
+    a.reorder({ax[0], rc, rr, rs, ax[1], ax[2], ax[3], i});
+  }
   a.tensorize(ax[3], npu_gemm_intrin());
   if (p.double_buffer) {
     sch[P].double_buffer();
     sch[ws].double_buffer();
   }
   return NpuOp{"conv2d", {X, W, Y}, s};
+}
+
+NpuConv2dParams default_conv2d_params(const Conv2dShape& sh, int64_t sram_bytes,
+                                      int64_t acc_bytes) {
+  const int64_t CB = ceil_div(sh.C, kNpuLanes), KB = ceil_div(sh.K, kNpuLanes);
+  const int64_t OH = sh.OH(), OW = sh.OW(), Wp = sh.W + 2 * sh.pad;
+  const int64_t sram_rows = sram_bytes / kNpuLanes, acc_rows = acc_bytes / (4 * kNpuLanes);
+  NpuConv2dParams best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int64_t kb = 1; kb <= KB; ++kb) {
+    for (int64_t oh = 1; oh <= OH; ++oh) {
+      for (bool fold : {false, true}) {
+        int64_t acc_need = kb * oh * OW;
+        int64_t in_rows = CB * ((oh - 1) * sh.stride + sh.R) * Wp;
+        int64_t w_rows = kb * CB * sh.R * sh.S * kNpuLanes;
+        int64_t sram_need = 2 * w_rows + 2 * in_rows + kb * oh * OW;
+        if (acc_need > acc_rows || sram_need > sram_rows) continue;
+        int64_t tiles = ceil_div(KB, kb) * ceil_div(OH, oh);
+        // MAC-array steps (tiles over-cover the edges) plus 20 cycles per GEMM instruction.
+        double steps = static_cast<double>(tiles) * kb * oh * OW * CB * sh.R * sh.S;
+        double gemms = fold ? static_cast<double>(tiles) * kb * sh.R * sh.S * oh
+                            : static_cast<double>(tiles) * kb * CB * sh.R * sh.S;
+        double compute = steps + 20 * gemms + tiles * (2 * 10 + 2 * kb * oh * OW);
+        // DDR: the input tile per tile, the weights per output-channel tile, the output once.
+        double ddr = (static_cast<double>(tiles) * in_rows * kNpuLanes +
+                      static_cast<double>(KB) * CB * sh.R * sh.S * 256 +
+                      static_cast<double>(KB) * OH * OW * kNpuLanes) / 16.0 +
+                     tiles * 100.0;
+        double cost = std::max(compute, ddr) + 0.05 * std::min(compute, ddr);
+        if (cost < best_cost) {
+          best_cost = cost;
+          best.tile_kb = kb;
+          best.tile_oh = oh;
+          best.fold_channels = fold;
+          best.double_buffer = true;
+        }
+      }
+    }
+  }
+  return best;
 }
 
 }  // namespace tessera

@@ -12,6 +12,9 @@ struct NpuConv2dParams {
   int64_t tile_oh = 4;   // output rows per tile
   int64_t tile_kb = 4;   // output channel blocks per tile
   bool double_buffer = true;
+  // Which two loops a GEMM instruction covers: output rows x columns (false), or input channel
+  // blocks x output columns (true: better for small feature maps, where a row is short).
+  bool fold_channels = false;
 };
 
 struct Conv2dShape {
@@ -23,5 +26,10 @@ struct Conv2dShape {
 
 NpuOp npu_conv2d(const Conv2dShape& shape, const Requant& q,
                  const NpuConv2dParams& p = NpuConv2dParams());
+
+// Parameters for `shape` that fit the target's SRAM and accumulator, chosen by a small analytic
+// model (MAC-array steps plus per-instruction costs against DMA traffic); the tuner replaces it.
+NpuConv2dParams default_conv2d_params(const Conv2dShape& shape, int64_t sram_bytes = 256 * 1024,
+                                      int64_t acc_bytes = 64 * 1024);
 
 }  // namespace tessera

@@ -200,6 +200,12 @@ class NestBuilder {
                    size_t first_reduce, size_t intrin_level, const Stmt& intrin) const {
     size_t n = st.leaf_iter_vars.size();
     Stmt s;
+    if (const auto* split = intrin.as<IfThenElseNode>(); split && level == reset_level(st, split)) {
+      // The reset/accumulate choice is decided here, outside the loops codegen folds.
+      return make_if(split->cond,
+                     update_nest(st, level, update, init, first_reduce, intrin_level, split->then_case),
+                     update_nest(st, level, update, init, first_reduce, intrin_level, split->else_case));
+    }
     if (level == intrin_level) {
       // The intrinsic replaces the loops under the tensorized axis; a reduction that starts
       // inside it is initialised just before it.
@@ -239,6 +245,38 @@ class NestBuilder {
     }
     if (init.defined() && level == first_reduce) s = make_seq({init_nest(st, level, level, init), s});
     return wrap_guards(s, st, level, false);
+  }
+
+  // A GEMM intrinsic whose reduction loops all lie outside the two loops around it starts each
+  // accumulation with a `reset` step when those loops are at their first iteration, instead of
+  // an init pass over the accumulator (which costs the vector unit a row per cycle). Those two
+  // loops stay free for codegen to fold. Clears `init` when it applies.
+  static Stmt reset_first_step(const StageNode& st, const Stmt& gemm, size_t intrin_level,
+                               Stmt& init) {
+    const auto* g = gemm.as<NpuGemmNode>();
+    if (!g || intrin_level < 2) return gemm;
+    Expr first;
+    for (size_t i = 0; i < intrin_level; ++i) {
+      const IterVar& leaf = st.leaf_iter_vars[i];
+      if (leaf->kind != IterKind::kReduce) continue;
+      if (i + 2 >= intrin_level) return gemm;  // a reduction loop codegen would want to fold
+      Expr at_start = make_binary(ExprKind::kEQ, leaf->var, make_int(0));
+      first = first.defined() ? (first && at_start) : at_start;
+    }
+    if (!first.defined()) return gemm;
+    auto reset = std::make_shared<NpuGemmNode>(*g);
+    reset->reset = true;
+    init = Stmt();
+    return make_if(first, Stmt(reset), gemm);
+  }
+
+  // The loop level just inside the last loop the reset condition tests.
+  static size_t reset_level(const StageNode& st, const IfThenElseNode* split) {
+    size_t level = 0;
+    for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
+      if (uses_var(split->cond, st.leaf_iter_vars[i]->var)) level = i + 1;
+    }
+    return level;
   }
 
   Stmt produce(const StageNode& st) const {
@@ -283,6 +321,7 @@ class NestBuilder {
           break;
         }
       }
+      if (intrin.defined()) intrin = reset_first_step(st, intrin, intrin_level, init);
     } else {
       if (st.intrin) {
         throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,

@@ -1,0 +1,74 @@
+#include "autotune/templates/npu_depthwise_conv2d.h"
+
+#include "runtime/error.h"
+#include "schedule/tensor_intrin.h"
+
+namespace tessera {
+
+NpuOp npu_depthwise_conv2d(const Conv2dShape& sh, const Requant& q,
+                           const NpuDepthwiseConv2dParams& p) {
+  if (sh.K != sh.C) {
+    throw UserError(str("npu_depthwise_conv2d: K = ", sh.K, " must equal C = ", sh.C,
+                        " (one output channel per input channel)"));
+  }
+  const int64_t CB = ceil_div(sh.C, kNpuLanes);
+  const int64_t OH = sh.OH(), OW = sh.OW(), Hp = sh.H + 2 * sh.pad, Wp = sh.W + 2 * sh.pad;
+  Tensor X = placeholder({CB, sh.H, sh.W, kNpuLanes}, DType::kInt8, "X");
+  Tensor W = placeholder({CB, sh.R, sh.S, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
+  Expr pad = make_int(sh.pad);
+  Tensor P = compute({CB, Hp, Wp, kNpuLanes},
+                     [&](const std::vector<Var>& v) {
+                       Expr inside = binary_op(
+                           ExprKind::kAnd,
+                           binary_op(ExprKind::kAnd, v[1] >= pad, v[1] < make_int(sh.H + sh.pad)),
+                           binary_op(ExprKind::kAnd, v[2] >= pad, v[2] < make_int(sh.W + sh.pad)));
+                       return select(inside, X({v[0], v[1] - pad, v[2] - pad, v[3]}),
+                                     int_literal(0, DType::kInt8));
+                     },
+                     "P", {"c", "h", "w", "l"});
+  IterVar rr = reduce_axis(0, sh.R, "rr");
+  IterVar rs = reduce_axis(0, sh.S, "rs");
+  IterVar i = reduce_axis(0, kNpuLanes, "i");
+  Expr st = make_int(sh.stride);
+  // The input block is the output block (v[0]): no reduction over channel blocks.
+  Tensor acc = compute(
+      {CB, OH, OW, kNpuLanes},
+      [&](const std::vector<Var>& v) {
+        Expr x = cast(DType::kInt32, P({v[0], v[1] * st + rr->var, v[2] * st + rs->var, i->var}));
+        Expr w = cast(DType::kInt32, W({v[0], rr->var, rs->var, v[3], i->var}));
+        return sum(binary_op(ExprKind::kMul, x, w), {rr, rs, i});
+      },
+      "acc", {"c", "oh", "ow", "o"});
+  Tensor Y = compute({CB, OH, OW, kNpuLanes},
+                     [&](const std::vector<Var>& v) {
+                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+                     },
+                     "Y", {"c", "oh", "ow", "o"});
+
+  auto s = create_schedule({Y.op()});
+  Schedule& sch = *s;
+  Tensor ys = sch.cache_write(Y, "sram");
+  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
+  sch[P].set_scope("sram");
+  sch[acc].set_scope("acc");
+  Stage y = sch[Y];
+  const auto& yax = y.node()->op->axis;
+  auto [co, ci] = y.split(yax[0], p.tile_cb);
+  auto [oho, ohi] = y.split(yax[1], p.tile_oh);
+  y.reorder({co, oho, ci, ohi, yax[2], yax[3]});
+  Stage a = sch[acc];
+  a.compute_at(y, oho);
+  sch[ys].compute_at(y, oho);
+  sch[P].compute_at(y, oho);
+  sch[ws].compute_at(y, co);
+  const auto& ax = acc.op()->axis;
+  a.reorder({ax[0], rr, rs, ax[1], ax[2], ax[3], i});
+  a.tensorize(ax[3], npu_gemm_intrin());
+  if (p.double_buffer) {
+    sch[P].double_buffer();
+    sch[ws].double_buffer();
+  }
+  return NpuOp{"depthwise_conv2d", {X, W, Y}, s};
+}
+
+}  // namespace tessera

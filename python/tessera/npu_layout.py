@@ -79,3 +79,15 @@ def requantize(acc, multiplier, shift, zero_point=0, relu=False):
     if relu:
         v = np.maximum(v, 0)
     return v.astype(np.int8)
+
+
+def pack_depthwise_weight_diagonal(w):
+    """(C, R, S) -> [C/16, R, S, 16 (out), 16 (in)] diagonal tiles for the depthwise conv2d
+    template: tile[o, i] = w[16 cb + o, r, s] if o == i else 0, so that the GEMM intrinsic computes
+    a depthwise convolution (one input block per output block)."""
+    C, R, S = w.shape
+    d = pack_depthwise_weight(w)  # [C/16, R, S, 16]
+    out = np.zeros(d.shape + (LANES,), dtype=w.dtype)
+    lanes = np.arange(LANES)
+    out[..., lanes, lanes] = d
+    return out

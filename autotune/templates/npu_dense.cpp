@@ -1,5 +1,7 @@
 #include "autotune/templates/npu_dense.h"
 
+#include <algorithm>
+
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
@@ -43,6 +45,23 @@ NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDens
     sch[ws].double_buffer();
   }
   return NpuOp{"dense", {X, W, Y}, s};
+}
+
+NpuDenseParams default_dense_params(int64_t M, int64_t K, int64_t N, int64_t sram_bytes,
+                                    int64_t acc_bytes) {
+  const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
+  const int64_t sram_rows = sram_bytes / kNpuLanes, acc_rows = acc_bytes / (4 * kNpuLanes);
+  NpuDenseParams p;
+  p.double_buffer = true;
+  p.tile_nb = std::min<int64_t>(NB, 8);
+  // Double-buffered weights take at most half the SRAM.
+  while (p.tile_nb > 1 && 2 * p.tile_nb * KB * kNpuLanes > sram_rows / 2) --p.tile_nb;
+  p.tile_m = std::max<int64_t>(1, std::min(M, acc_rows / p.tile_nb));
+  auto sram_need = [&] {
+    return 2 * p.tile_m * KB + 2 * p.tile_nb * KB * kNpuLanes + p.tile_m * p.tile_nb;
+  };
+  while (p.tile_m > 1 && sram_need() > sram_rows) p.tile_m /= 2;
+  return p;
 }
 
 }  // namespace tessera

@@ -15,4 +15,9 @@ struct NpuDenseParams {
 NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q,
                 const NpuDenseParams& p = NpuDenseParams());
 
+// Tiles for an M x K x N dense that fit the target's SRAM and accumulator: as many output
+// blocks per tile as the weights allow (up to 8), then as many rows as the accumulator holds.
+NpuDenseParams default_dense_params(int64_t M, int64_t K, int64_t N,
+                                    int64_t sram_bytes = 256 * 1024, int64_t acc_bytes = 64 * 1024);
+
 }  // namespace tessera

@@ -28,17 +28,17 @@ void bind_autotune(py::module_& m) {
     return q;
   };
   ops.def("dense", [requant](int64_t M, int64_t K, int64_t N, int64_t multiplier, int64_t shift,
-                             int64_t zero_point, bool relu, int64_t tile_m, int64_t tile_nb,
-                             bool double_buffer) {
-    NpuDenseParams p;
-    p.tile_m = tile_m;
-    p.tile_nb = tile_nb;
-    p.double_buffer = double_buffer;
+                             int64_t zero_point, bool relu, const py::object& tile_m,
+                             const py::object& tile_nb, const py::object& double_buffer) {
+    // Parameters not given come from the shape-aware defaults.
+    NpuDenseParams p = default_dense_params(M, K, N);
+    if (!tile_m.is_none()) p.tile_m = tile_m.cast<int64_t>();
+    if (!tile_nb.is_none()) p.tile_nb = tile_nb.cast<int64_t>();
+    if (!double_buffer.is_none()) p.double_buffer = double_buffer.cast<bool>();
     return npu_dense(M, K, N, requant(multiplier, shift, zero_point, relu), p);
   }, py::arg("M"), py::arg("K"), py::arg("N"), py::arg("multiplier"), py::arg("shift"),
-     py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_m") = NpuDenseParams().tile_m,
-     py::arg("tile_nb") = NpuDenseParams().tile_nb,
-     py::arg("double_buffer") = NpuDenseParams().double_buffer);
+     py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_m") = py::none(),
+     py::arg("tile_nb") = py::none(), py::arg("double_buffer") = py::none());
   ops.def("conv2d", [requant](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S,
                               int64_t stride, int64_t pad, int64_t multiplier, int64_t shift,
                               int64_t zero_point, bool relu, const py::object& tile_oh,

@@ -1,0 +1,31 @@
+"""ResNet-18's 12 workloads build with the operator library's default schedules, run on the
+functional simulator and match numpy bit for bit; double buffering overlaps a memory-bound layer.
+(The figures against the roofline are the benchmark's job: benchmarks/npu_resnet18/run.py.)"""
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, "..", "..", "benchmarks", "npu_resnet18", "run.py")
+spec = importlib.util.spec_from_file_location("npu_resnet18_run", BENCH)
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+WORKLOADS = json.load(open(os.path.join(HERE, "..", "..", "benchmarks", "workloads",
+                                        "resnet18.json")))["workloads"]
+
+
+@pytest.mark.parametrize("wl", WORKLOADS, ids=[w["id"] for w in WORKLOADS])
+def test_resnet18_layer_builds_runs_and_is_bit_exact(wl):
+    row = bench.run_layer(wl, np.random.default_rng(7))
+    assert row["ok"], f"{wl['id']}: NPU result differs from numpy"
+    # A simulated run can never beat the physical bound.
+    assert row["cycles"] >= row["bound"]
+
+
+def test_double_buffering_overlaps_a_memory_bound_layer():
+    cycles = bench.double_buffer_row()
+    assert cycles[True] <= 0.7 * cycles[False], cycles

@@ -5,3 +5,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 cd "$root"
 PYTHONPATH="$root/python" .venv/bin/python examples/matmul.py
+PYTHONPATH="$root/python" .venv/bin/python examples/resnet_layer_npu.py

@@ -375,9 +375,11 @@ class Injector : public IRMutator {
     } else {
       return Stmt();
     }
-    std::vector<Stmt> seq{Stmt(node)};
-    seq.insert(seq.end(), extra.begin(), extra.end());
-    return rewrap(loops, loops.size() - 1, make_seq(seq));
+    // Each row op gets its own copy of the loops, so that codegen can fold each into one
+    // instruction (two statements in one body would force the loops to unroll).
+    std::vector<Stmt> seq{rewrap(loops, loops.size() - 1, Stmt(node))};
+    for (const Stmt& e : extra) seq.push_back(rewrap(loops, loops.size() - 1, e));
+    return make_seq(seq);
   }
 
   std::string stage_;

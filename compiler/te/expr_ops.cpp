@@ -47,7 +47,7 @@ Expr binary_op(ExprKind op, Expr a, Expr b) {
   if (!t) {
     throw ExprError(str("operator ", op_symbol(op), " mixes ", dtype_name(ta), " and ",
                         dtype_name(tb), ", which would lose information; cast one side explicitly "
-                        "(e.g. cast(\"float64\", x))"));
+                        "(in Python x.astype(\"float64\") or te.cast(x, \"float64\"))"));
   }
   return make_binary(op, make_cast(*t, a), make_cast(*t, b));
 }

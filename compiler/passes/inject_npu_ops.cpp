@@ -301,7 +301,10 @@ class Injector : public IRMutator {
 
   Stmt vector(const std::vector<const ForNode*>& loops, const BufferStoreNode* store) {
     const ForNode* lane = loops.back();
-    if (inner_guards(loops.size() - 1).defined()) return Stmt();  // a guard on single lanes
+    // A guard inside the lane loop that does not use the lane (a reduction's `where`) guards
+    // the whole row op; one that does would pick single lanes, which a row op cannot.
+    Expr row_guard = inner_guards(loops.size() - 1);
+    if (row_guard.defined() && uses_var(row_guard, lane->var)) return Stmt();
     VarMap origin{{lane->var, make_int(0)}};
     auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(kNpuLanes)); };
     auto node = std::make_shared<NpuVectorNode>();
@@ -377,8 +380,12 @@ class Injector : public IRMutator {
     }
     // Each row op gets its own copy of the loops, so that codegen can fold each into one
     // instruction (two statements in one body would force the loops to unroll).
-    std::vector<Stmt> seq{rewrap(loops, loops.size() - 1, Stmt(node))};
-    for (const Stmt& e : extra) seq.push_back(rewrap(loops, loops.size() - 1, e));
+    auto wrap = [&](Stmt op) {
+      if (row_guard.defined()) op = make_if(row_guard, op);
+      return rewrap(loops, loops.size() - 1, op);
+    };
+    std::vector<Stmt> seq{wrap(Stmt(node))};
+    for (const Stmt& e : extra) seq.push_back(wrap(e));
     return make_seq(seq);
   }
 

@@ -300,14 +300,6 @@ def test_max_pool2d_of_all_negative_inputs_is_negative():
     assert_bits_equal(out, ref_max_pool(x, 3, 3, 1, 0).astype(np.int8))
 
 
-PADDED_POOL_XFAIL = pytest.mark.xfail(
-    strict=True, raises=tessera.LowerError,
-    reason="core: inject_npu_ops leaves a vector row op alone when a guard sits inside its 16-lane "
-           "loop, even when the guard does not use the lane variable; the `where` that clips the "
-           "pooling window lowers to exactly that (for l: if (window inside X) pool = max(pool, P))")
-
-
-@PADDED_POOL_XFAIL
 @pytest.mark.parametrize("C,H,W,R,stride,pad", [(20, 9, 9, 3, 2, 1), (16, 8, 7, 3, 1, 1),
                                                 (5, 10, 10, 2, 2, 1)])
 def test_max_pool2d_with_padding_ignores_the_padding(C, H, W, R, stride, pad):

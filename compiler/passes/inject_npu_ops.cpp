@@ -231,7 +231,23 @@ class Injector : public IRMutator {
     if (cols) first[cols->var] = left;
     for (const ForNode* f : merged) first[f->var] = make_int(0);
     node->ddr_offset = at(ddr_idx, first);
-    return rewrap(loops, n - used, Stmt(node));
+    Stmt result(node);
+    if (is_load && all.defined()) {
+      // A tile that lies wholly in the padding has nothing to load (a DMA moves at least one
+      // unit): the vector unit fills its block with zeros instead.
+      Var r("pad_r"), c("pad_c");
+      auto fill = std::make_shared<NpuVectorNode>();
+      fill->op = "clip";
+      fill->dst = chip;
+      fill->dst_row = simplify(node->chip_row + r * make_int(node->chip_row_stride) + c);
+      fill->src = chip;
+      fill->src_row = fill->dst_row;
+      Stmt zero = make_for(r, make_int(0), make_int(R), ForKind::kSerial,
+                           make_for(c, make_int(0), make_int(C), ForKind::kSerial, Stmt(fill)));
+      Expr has_data = simplify((node->rows > make_int(0)) && (node->cols > make_int(0)));
+      result = simplify(make_if(has_data, result, zero));
+    }
+    return rewrap(loops, n - used, result);
   }
 
   // Turns a conjunction of linear conditions on the rows/cols loop variables into bounds.

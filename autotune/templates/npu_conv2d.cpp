@@ -35,20 +35,7 @@ NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams&
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;
-  Tensor ys = sch.cache_write(Y, "sram");
-  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
-  sch[P].set_scope("sram");
-  sch[acc].set_scope("acc");
-  Stage y = sch[Y];
-  const auto& yax = y.node()->op->axis;
-  auto [ko, ki] = y.split(yax[0], p.tile_kb);
-  auto [oho, ohi] = y.split(yax[1], p.tile_oh);
-  y.reorder({ko, oho, ki, ohi, yax[2], yax[3]});
-  Stage a = sch[acc];
-  a.compute_at(y, oho);
-  sch[ys].compute_at(y, oho);
-  sch[P].compute_at(y, oho);
-  sch[ws].compute_at(y, ko);
+  Stage a = schedule_conv_tiles(sch, Y, acc, P, W, p.tile_kb, p.tile_oh, p.double_buffer);
   const auto& ax = acc.op()->axis;
   if (p.fold_channels) {
     a.reorder({ax[0], rr, rs, ax[1], rc, ax[2], ax[3], i});
@@ -56,10 +43,6 @@ NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams&
     a.reorder({ax[0], rc, rr, rs, ax[1], ax[2], ax[3], i});
   }
   a.tensorize(ax[3], npu_gemm_intrin());
-  if (p.double_buffer) {
-    sch[P].double_buffer();
-    sch[ws].double_buffer();
-  }
   return NpuOp{"conv2d", {X, W, Y}, s};
 }
 

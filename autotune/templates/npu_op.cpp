@@ -10,4 +10,28 @@ Expr requant_expr(const Expr& acc, const Requant& q) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+Stage schedule_conv_tiles(Schedule& sch, const Tensor& Y, const Tensor& acc, const Tensor& P,
+                          const Tensor& W, int64_t tile_blocks, int64_t tile_rows,
+                          bool double_buffer) {
+  Tensor ys = sch.cache_write(Y, "sram");
+  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
+  sch[P].set_scope("sram");
+  sch[acc].set_scope("acc");
+  Stage y = sch[Y];
+  const auto& yax = y.node()->op->axis;
+  auto [bo, bi] = y.split(yax[0], tile_blocks);
+  auto [ro, ri] = y.split(yax[1], tile_rows);
+  y.reorder({bo, ro, bi, ri, yax[2], yax[3]});
+  Stage a = sch[acc];
+  a.compute_at(y, ro);
+  sch[ys].compute_at(y, ro);
+  sch[P].compute_at(y, ro);
+  sch[ws].compute_at(y, bo);
+  if (double_buffer) {
+    sch[P].double_buffer();
+    sch[ws].double_buffer();
+  }
+  return a;
+}
+
 }  // namespace tessera

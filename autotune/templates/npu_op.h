@@ -40,4 +40,14 @@ Expr requant_expr(const Expr& acc, const Requant& q);
 
 int64_t ceil_div(int64_t a, int64_t b);
 
+// The schedule the convolution-like operators share (conv2d, depthwise conv2d): the output Y
+// [blocks, rows, cols, 16] tiled by `tile_blocks` channel blocks and `tile_rows` rows; per tile
+// the padded input P (scope sram, loaded with its padding by DMA), the accumulator `acc`
+// (scope acc) and the requantized result (sram); the weights W (sram) per channel-block tile.
+// Double buffering, when asked, applies to P and the weights. Returns acc's stage, whose loop
+// order and tensorize the operator still chooses.
+Stage schedule_conv_tiles(Schedule& sch, const Tensor& Y, const Tensor& acc, const Tensor& P,
+                          const Tensor& W, int64_t tile_blocks, int64_t tile_rows,
+                          bool double_buffer);
+
 }  // namespace tessera

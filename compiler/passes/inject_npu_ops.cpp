@@ -109,7 +109,8 @@ class Injector : public IRMutator {
     const SelectNode* sel = v.as<SelectNode>();
     if (sel && dst_chip) {
       const auto* l = sel->true_value.as<BufferLoadNode>();
-      if (l && !on_chip(l->buffer) && is_const_int(simplify(make_cast(kIndexType, sel->false_value)), 0)) {
+      if (l && !on_chip(l->buffer) &&
+          is_const_int(simplify(make_cast(kIndexType, sel->false_value)), 0)) {
         return dma(loops, store, l, sel->cond);
       }
     }
@@ -131,8 +132,9 @@ class Injector : public IRMutator {
     const ForNode* lane = loops[n - 1];
     if (coef_of(chip_idx, lane->var) != 1 || coef_of(ddr_idx, lane->var) != 1) {
       fail(str("a DMA of a non-contiguous region the hardware cannot express: the 16 lanes of '",
-               chip->name, "' must be 16 consecutive elements of '", ddr->name,
-               "' (DDR moves by ", coef_of(ddr_idx, lane->var), " per lane); put the 16-lane "
+               chip->name, "' must be 16 consecutive elements of '", ddr->name, "' (DDR moves by ",
+               coef_of(ddr_idx, lane->var),
+               " per lane); put the 16-lane "
                "dimension innermost in both layouts"));
     }
     // cols: consecutive units on chip and contiguous in DDR; rows: anything affine.
@@ -152,9 +154,7 @@ class Injector : public IRMutator {
         ++used;
       }
     }
-    auto extent_of = [](const ForNode* f) {
-      return f ? *as_const_int(f->extent) : int64_t{1};
-    };
+    auto extent_of = [](const ForNode* f) { return f ? *as_const_int(f->extent) : int64_t{1}; };
     int64_t R = extent_of(rows), C = extent_of(cols);
     Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};
     // Guards inside the matched loops limit the region: a load pads what they exclude (the
@@ -275,12 +275,14 @@ class Injector : public IRMutator {
       } else if (b && (b->kind == ExprKind::kLE || b->kind == ExprKind::kLT)) {
         f = b->b - b->a - make_int(b->kind == ExprKind::kLT ? 1 : 0);
       } else {
-        fail(str("padding condition '", to_string(c), "' is not a bound on a loop; the DMA pads "
+        fail(str("the DMA's padding or tail condition '", to_string(c),
+                 "' is not a bound on a loop; the DMA pads "
                  "rectangular borders only"));
       }
       f = simplify(f);
       if (coef_of(f, lane->var) != 0) {
-        fail(str("padding condition '", to_string(c), "' depends on the 16 lanes; pad whole "
+        fail(str("the DMA's padding or tail condition '", to_string(c),
+                 "' depends on the 16 lanes; pad whole "
                  "units (pad channels in the layout instead)"));
       }
       bool placed = false;
@@ -294,13 +296,17 @@ class Injector : public IRMutator {
         } else if (k == -1) {
           bounds->hi = simplify(min(bounds->hi, g + make_int(1)));
         } else {
-          fail(str("padding condition '", to_string(c), "' scales the loop variable by ", k,
-                   "; the DMA pads rectangular borders only"));
+          fail(str("the DMA's padding or tail condition '", to_string(c),
+                   "' scales a copied loop by ", k,
+                   "; a DMA covers rectangular regions only (compute the cache stage at the tile "
+                   "loop so "
+                   "that its region is one rectangle)"));
         }
         placed = true;
       }
       if (!placed) {
-        fail(str("padding condition '", to_string(c), "' is not a bound on the copied rows or "
+        fail(str("the DMA's padding or tail condition '", to_string(c),
+                 "' is not a bound on the copied rows or "
                  "columns; the DMA pads rectangular borders only"));
       }
     }
@@ -329,7 +335,9 @@ class Injector : public IRMutator {
     Expr v = store->value;
     std::vector<Stmt> extra;
     // max(x, 0) after the rest: relu.
-    if (const auto* b = v.as<BinaryNode>(); b && b->kind == ExprKind::kMax && is_const_int(simplify(make_cast(kIndexType, b->b)), 0) && !row_load(b->a, lane)) {
+    if (const auto* b = v.as<BinaryNode>();
+        b && b->kind == ExprKind::kMax && is_const_int(simplify(make_cast(kIndexType, b->b)), 0) &&
+        !row_load(b->a, lane)) {
       auto relu = std::make_shared<NpuVectorNode>();
       relu->op = "relu";
       relu->dst = store->buffer;
@@ -343,7 +351,8 @@ class Injector : public IRMutator {
     if (const auto* c = v.as<CastNode>(); c && store->buffer->scope == "sram") {
       const auto* mn = c->value.as<BinaryNode>();
       const auto* mx = mn && mn->kind == ExprKind::kMin ? mn->a.as<BinaryNode>() : nullptr;
-      if (mx && mx->kind == ExprKind::kMax && is_const_int(mn->b, 127) && is_const_int(mx->b, -128)) {
+      if (mx && mx->kind == ExprKind::kMax && is_const_int(mn->b, 127) &&
+          is_const_int(mx->b, -128)) {
         v = mx->a;
       }
     }
@@ -373,9 +382,11 @@ class Injector : public IRMutator {
       node->shift = *as_const_int(call->args[2]);
       node->zero_point = *as_const_int(call->args[3]);
     } else if (const auto* b = v.as<BinaryNode>()) {
-      static const std::pair<ExprKind, const char*> kOps[] = {
-          {ExprKind::kAdd, "add"}, {ExprKind::kSub, "sub"}, {ExprKind::kMul, "mul"},
-          {ExprKind::kMin, "min"}, {ExprKind::kMax, "max"}};
+      static const std::pair<ExprKind, const char*> kOps[] = {{ExprKind::kAdd, "add"},
+                                                              {ExprKind::kSub, "sub"},
+                                                              {ExprKind::kMul, "mul"},
+                                                              {ExprKind::kMin, "min"},
+                                                              {ExprKind::kMax, "max"}};
       for (const auto& [k, name] : kOps) {
         if (b->kind == k) node->op = name;
       }

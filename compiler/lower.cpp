@@ -28,8 +28,9 @@ Stmt run_pass(const char* pass, const Stmt& in, F&& f) {
   auto t0 = std::chrono::steady_clock::now();
   Stmt out = f(in);
   if (env_int("TESSERA_TIME_PASSES")) {
-    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                  std::chrono::steady_clock::now() - t0).count();
+    auto us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     std::cerr << "[tessera] pass " << pass << ": " << us << " us\n";
   }
   if (env_int("TESSERA_DEBUG") >= 2 && !out.same_as(in)) {
@@ -50,8 +51,8 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
       }
     }
     if (!names.insert(t.name()).second) {
-      throw LowerError(str("lower: two arguments are named '", t.name(),
-                           "'; give tensors distinct names"));
+      throw LowerError(
+          str("lower: two arguments are named '", t.name(), "'; give tensors distinct names"));
     }
     if (t.op()->kind == OpKind::kCompute) {
       StagePtr st = sch.find(t.op());
@@ -86,9 +87,8 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   }
   std::vector<ArgBinding> bindings = bind_args(sch, args);
   BoundMap bounds = infer_bounds(sch);
-  Stmt body = run_pass("schedule_ops", Stmt(), [&](const Stmt&) {
-    return schedule_ops(sch, bounds, bindings);
-  });
+  Stmt body = run_pass("schedule_ops", Stmt(),
+                       [&](const Stmt&) { return schedule_ops(sch, bounds, bindings); });
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
   body = run_pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });

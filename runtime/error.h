@@ -86,10 +86,10 @@ std::string str(const Args&... args) {
 }  // namespace tessera
 
 // Checks an internal invariant; failure is a tessera bug.
-#define TESSERA_ICHECK(cond, ...)                                                            \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      throw ::tessera::InternalError(::tessera::str("internal error at ", __FILE__, ":",    \
-                                                    __LINE__, ": check '", #cond,           \
-                                                    "' failed. ", ##__VA_ARGS__));           \
+#define TESSERA_ICHECK(cond, ...)                                                                  \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      throw ::tessera::InternalError(::tessera::str("internal error at ", __FILE__, ":", __LINE__, \
+                                                    ": check '", #cond, "' failed. ",              \
+                                                    ##__VA_ARGS__));                               \
   } while (0)

@@ -171,9 +171,8 @@ Tensor Schedule::cache_read(const Tensor& tensor, const std::string& scope,
   }
   Tensor src = tensor;
   Tensor cache = compute(
-      tensor.shape(), [&](const std::vector<Var>& i) {
-        return src(std::vector<Expr>(i.begin(), i.end()));
-      },
+      tensor.shape(),
+      [&](const std::vector<Var>& i) { return src(std::vector<Expr>(i.begin(), i.end())); },
       tensor.name() + "." + scope,
       tensor.op()->kind == OpKind::kCompute ? axis_names(tensor.op()) : std::vector<std::string>{});
   StagePtr cst = make_stage(cache.op());
@@ -193,8 +192,8 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
   check_scope(scope, what);
   StagePtr st = find(tensor.op());
   if (!st) {
-    throw ScheduleError(str(what, ": '", tensor.name(),
-                            "' has no stage (a placeholder cannot be cache-written)"));
+    throw ScheduleError(
+        str(what, ": '", tensor.name(), "' has no stage (a placeholder cannot be cache-written)"));
   }
   if (!st->relations.empty() || st->leaf_iter_vars != st->all_iter_vars ||
       !st->annotations.empty() || st->attach_type != AttachType::kRoot) {
@@ -216,9 +215,8 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
   cst->scope = scope;
   Tensor cache(cache_op);
   Tensor copy = compute(
-      orig->shape, [&](const std::vector<Var>& i) {
-        return cache(std::vector<Expr>(i.begin(), i.end()));
-      },
+      orig->shape,
+      [&](const std::vector<Var>& i) { return cache(std::vector<Expr>(i.begin(), i.end())); },
       orig->name, axis_names(orig));
   st->op = copy.op();
   st->all_iter_vars = copy.op()->axis;
@@ -230,10 +228,14 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
 
 const char* annotation_name(Annotation a) {
   switch (a) {
-    case Annotation::kNone: return "none";
-    case Annotation::kUnroll: return "unroll";
-    case Annotation::kVectorize: return "vectorize";
-    case Annotation::kParallel: return "parallel";
+    case Annotation::kNone:
+      return "none";
+    case Annotation::kUnroll:
+      return "unroll";
+    case Annotation::kVectorize:
+      return "vectorize";
+    case Annotation::kParallel:
+      return "parallel";
   }
   return "?";
 }

@@ -25,8 +25,8 @@ struct IterVarRelation {
   IterVar parent;  // split: the axis split; fuse: unused
   IterVar outer;
   IterVar inner;
-  IterVar fused;    // fuse only
-  int64_t factor;   // split only: the inner extent
+  IterVar fused;   // fuse only
+  int64_t factor;  // split only: the inner extent
 };
 
 enum class AttachType : uint8_t { kRoot, kInline, kScope };
@@ -36,8 +36,8 @@ struct StageNode;
 using StagePtr = std::shared_ptr<StageNode>;
 
 struct StageNode {
-  Operation op;         // what this stage computes now (cache_write replaces it)
-  Operation origin_op;  // the operation the user's Tensor refers to
+  Operation op;                         // what this stage computes now (cache_write replaces it)
+  Operation origin_op;                  // the operation the user's Tensor refers to
   std::vector<IterVar> all_iter_vars;   // root axes first, then every axis a relation made
   std::vector<IterVar> leaf_iter_vars;  // the loop nest, outermost first
   std::vector<IterVarRelation> relations;

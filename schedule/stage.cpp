@@ -88,8 +88,8 @@ std::vector<IterVar> Stage::tile(const IterVar& x, const IterVar& y, int64_t x_f
   check_leaf(x, "tile");
   check_leaf(y, "tile");
   if (x == y) {
-    throw ScheduleError(str("stage '", name(), "': tile: x and y are the same axis '",
-                            axis_name(x), "'"));
+    throw ScheduleError(
+        str("stage '", name(), "': tile: x and y are the same axis '", axis_name(x), "'"));
   }
   auto [xo, xi] = split(x, x_factor);
   auto [yo, yi] = split(y, y_factor);
@@ -104,14 +104,15 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
   auto io = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), outer);
   auto ii = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), inner);
   if (ii != io + 1) {
-    throw ScheduleError(str("stage '", name(), "': fuse: axes '", axis_name(outer), "' and '",
-                            axis_name(inner),
-                            "' must be adjacent loops with the outer one first; current loops: ",
-                            leaf_list(st)));
+    throw ScheduleError(
+        str("stage '", name(), "': fuse: axes '", axis_name(outer), "' and '", axis_name(inner),
+            "' must be adjacent loops with the outer one first; current loops: ", leaf_list(st)));
   }
   if (outer->kind != inner->kind) {
-    throw ScheduleError(str("stage '", name(), "': fuse: cannot fuse data-parallel and reduction "
-                            "axes ('", axis_name(outer), "', '", axis_name(inner),
+    throw ScheduleError(str("stage '", name(),
+                            "': fuse: cannot fuse data-parallel and reduction "
+                            "axes ('",
+                            axis_name(outer), "', '", axis_name(inner),
                             "'); fuse axes of the same kind"));
   }
   IterVar fused = make_iter_var(axis_name(outer) + "." + axis_name(inner) + ".fused", 0,
@@ -192,10 +193,11 @@ void Stage::compute_at(const Stage& parent, const IterVar& axis) {
   // The target stage must read this one, or have its readers computed inside the target loop;
   // readers may be attached after this call, so lowering checks that.
   // No cycles: the parent must not itself be computed inside this stage.
-  for (StagePtr p = parent.node_; p; p = p->attach_type == AttachType::kScope ? p->attach_stage : nullptr) {
+  for (StagePtr p = parent.node_; p;
+       p = p->attach_type == AttachType::kScope ? p->attach_stage : nullptr) {
     if (p == node_) {
-      throw ScheduleError(str(what, ": stage '", parent.name(), "' is computed inside '",
-                              st.name(), "'; attaching back would make a cycle"));
+      throw ScheduleError(str(what, ": stage '", parent.name(), "' is computed inside '", st.name(),
+                              "'; attaching back would make a cycle"));
     }
   }
   st.attach_type = AttachType::kScope;
@@ -210,12 +212,14 @@ void Stage::compute_inline() {
     throw ScheduleError(what + ": an output of the schedule cannot be inlined");
   }
   if (st.op->body.as<ReduceNode>()) {
-    throw ScheduleError(what + ": a reduction cannot be inlined into its consumers; "
-                               "use compute_at or compute_root");
+    throw ScheduleError(what +
+                        ": a reduction cannot be inlined into its consumers; "
+                        "use compute_at or compute_root");
   }
   if (st.relations.size() || st.annotations.size()) {
-    throw ScheduleError(what + ": the stage has loop primitives applied (split, fuse, annotate); "
-                               "an inlined stage has no loops of its own");
+    throw ScheduleError(what +
+                        ": the stage has loop primitives applied (split, fuse, annotate); "
+                        "an inlined stage has no loops of its own");
   }
   for (const StagePtr& other : sch_->stages()) {
     if (other->attach_type == AttachType::kScope && other->attach_stage == node_) {
@@ -248,7 +252,8 @@ void Stage::set_scope(const std::string& scope) {
 void Stage::double_buffer() {
   if (node_->scope != "sram" && node_->scope != "acc") {
     throw ScheduleError(str("stage '", name(), "': double_buffer: the stage is in scope '",
-                            node_->scope, "'; double buffering applies to on-chip cache stages "
+                            node_->scope,
+                            "'; double buffering applies to on-chip cache stages "
                             "(scope sram or acc)"));
   }
   node_->double_buffer = true;

@@ -10,10 +10,13 @@ TensorIntrin npu_gemm_intrin() {
     Tensor inp = placeholder({kNpuLanes}, DType::kInt8, "inp");
     Tensor wgt = placeholder({kNpuLanes, kNpuLanes}, DType::kInt8, "wgt");
     IterVar i = reduce_axis(0, kNpuLanes, "i");
-    Tensor out = compute({kNpuLanes}, [&](const std::vector<Var>& o) {
-      return sum(binary_op(ExprKind::kMul, cast(DType::kInt32, inp({i->var})),
-                           cast(DType::kInt32, wgt({o[0], i->var}))), {i});
-    }, "out", {"o"});
+    Tensor out = compute({kNpuLanes},
+                         [&](const std::vector<Var>& o) {
+                           return sum(binary_op(ExprKind::kMul, cast(DType::kInt32, inp({i->var})),
+                                                cast(DType::kInt32, wgt({o[0], i->var}))),
+                                      {i});
+                         },
+                         "out", {"o"});
     auto n = std::make_shared<TensorIntrinNode>();
     n->name = "npu.gemm16";
     n->kind = IntrinKind::kNpuGemm;

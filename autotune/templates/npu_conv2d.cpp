@@ -13,25 +13,35 @@ NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams&
   Tensor X = placeholder({CB, sh.H, sh.W, kNpuLanes}, DType::kInt8, "X");
   Tensor W = placeholder({KB, CB, sh.R, sh.S, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
   Expr pad = make_int(sh.pad);
-  Tensor P = compute({CB, Hp, Wp, kNpuLanes}, [&](const std::vector<Var>& v) {
-    Expr inside = binary_op(ExprKind::kAnd,
-        binary_op(ExprKind::kAnd, v[1] >= pad, v[1] < make_int(sh.H + sh.pad)),
-        binary_op(ExprKind::kAnd, v[2] >= pad, v[2] < make_int(sh.W + sh.pad)));
-    return select(inside, X({v[0], v[1] - pad, v[2] - pad, v[3]}), int_literal(0, DType::kInt8));
-  }, "P", {"c", "h", "w", "l"});
+  Tensor P = compute({CB, Hp, Wp, kNpuLanes},
+                     [&](const std::vector<Var>& v) {
+                       Expr inside = binary_op(
+                           ExprKind::kAnd,
+                           binary_op(ExprKind::kAnd, v[1] >= pad, v[1] < make_int(sh.H + sh.pad)),
+                           binary_op(ExprKind::kAnd, v[2] >= pad, v[2] < make_int(sh.W + sh.pad)));
+                       return select(inside, X({v[0], v[1] - pad, v[2] - pad, v[3]}),
+                                     int_literal(0, DType::kInt8));
+                     },
+                     "P", {"c", "h", "w", "l"});
   IterVar rc = reduce_axis(0, CB, "rc");
   IterVar rr = reduce_axis(0, sh.R, "rr");
   IterVar rs = reduce_axis(0, sh.S, "rs");
   IterVar i = reduce_axis(0, kNpuLanes, "i");
   Expr st = make_int(sh.stride);
-  Tensor acc = compute({KB, OH, OW, kNpuLanes}, [&](const std::vector<Var>& v) {
-    Expr x = cast(DType::kInt32, P({rc->var, v[1] * st + rr->var, v[2] * st + rs->var, i->var}));
-    Expr w = cast(DType::kInt32, W({v[0], rc->var, rr->var, rs->var, v[3], i->var}));
-    return sum(binary_op(ExprKind::kMul, x, w), {rc, rr, rs, i});
-  }, "acc", {"k", "oh", "ow", "o"});
-  Tensor Y = compute({KB, OH, OW, kNpuLanes}, [&](const std::vector<Var>& v) {
-    return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
-  }, "Y", {"k", "oh", "ow", "o"});
+  Tensor acc =
+      compute({KB, OH, OW, kNpuLanes},
+              [&](const std::vector<Var>& v) {
+                Expr x = cast(DType::kInt32,
+                              P({rc->var, v[1] * st + rr->var, v[2] * st + rs->var, i->var}));
+                Expr w = cast(DType::kInt32, W({v[0], rc->var, rr->var, rs->var, v[3], i->var}));
+                return sum(binary_op(ExprKind::kMul, x, w), {rc, rr, rs, i});
+              },
+              "acc", {"k", "oh", "ow", "o"});
+  Tensor Y = compute({KB, OH, OW, kNpuLanes},
+                     [&](const std::vector<Var>& v) {
+                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+                     },
+                     "Y", {"k", "oh", "ow", "o"});
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;
@@ -70,7 +80,8 @@ NpuConv2dParams default_conv2d_params(const Conv2dShape& sh, int64_t sram_bytes,
         // DDR: the input tile per tile, the weights per output-channel tile, the output once.
         double ddr = (static_cast<double>(tiles) * in_rows * kNpuLanes +
                       static_cast<double>(KB) * CB * sh.R * sh.S * 256 +
-                      static_cast<double>(KB) * OH * OW * kNpuLanes) / 16.0 +
+                      static_cast<double>(KB) * OH * OW * kNpuLanes) /
+                         16.0 +
                      tiles * 100.0;
         double cost = std::max(compute, ddr) + 0.05 * std::min(compute, ddr);
         if (cost < best_cost) {

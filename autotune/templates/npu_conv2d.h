@@ -9,8 +9,8 @@
 namespace tessera {
 
 struct NpuConv2dParams {
-  int64_t tile_oh = 4;   // output rows per tile
-  int64_t tile_kb = 4;   // output channel blocks per tile
+  int64_t tile_oh = 4;  // output rows per tile
+  int64_t tile_kb = 4;  // output channel blocks per tile
   bool double_buffer = true;
   // Which two loops a GEMM instruction covers: output rows x columns (false), or input channel
   // blocks x output columns (true: better for small feature maps, where a row is short).

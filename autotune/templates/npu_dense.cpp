@@ -12,14 +12,18 @@ NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDens
   Tensor W = placeholder({NB, KB, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
   IterVar kb = reduce_axis(0, KB, "kb");
   IterVar i = reduce_axis(0, kNpuLanes, "i");
-  Tensor acc = compute({M, NB, kNpuLanes}, [&](const std::vector<Var>& v) {
-    Expr x = cast(DType::kInt32, X({v[0], kb->var, i->var}));
-    Expr w = cast(DType::kInt32, W({v[1], kb->var, v[2], i->var}));
-    return sum(binary_op(ExprKind::kMul, x, w), {kb, i});
-  }, "acc", {"m", "nb", "o"});
-  Tensor Y = compute({M, NB, kNpuLanes}, [&](const std::vector<Var>& v) {
-    return requant_expr(acc({v[0], v[1], v[2]}), q);
-  }, "Y", {"m", "nb", "o"});
+  Tensor acc = compute({M, NB, kNpuLanes},
+                       [&](const std::vector<Var>& v) {
+                         Expr x = cast(DType::kInt32, X({v[0], kb->var, i->var}));
+                         Expr w = cast(DType::kInt32, W({v[1], kb->var, v[2], i->var}));
+                         return sum(binary_op(ExprKind::kMul, x, w), {kb, i});
+                       },
+                       "acc", {"m", "nb", "o"});
+  Tensor Y = compute({M, NB, kNpuLanes},
+                     [&](const std::vector<Var>& v) {
+                       return requant_expr(acc({v[0], v[1], v[2]}), q);
+                     },
+                     "Y", {"m", "nb", "o"});
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

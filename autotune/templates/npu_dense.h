@@ -7,8 +7,8 @@
 namespace tessera {
 
 struct NpuDenseParams {
-  int64_t tile_m = 64;   // rows of X per tile (GEMM steps per instruction)
-  int64_t tile_nb = 4;   // output blocks per tile (accumulator rows: tile_m * tile_nb)
+  int64_t tile_m = 64;  // rows of X per tile (GEMM steps per instruction)
+  int64_t tile_nb = 4;  // output blocks per tile (accumulator rows: tile_m * tile_nb)
   bool double_buffer = true;
 };
 

@@ -59,8 +59,8 @@ ConstBounds div_bounds(const ConstBounds& a, const ConstBounds& b) {
   bool b_sign_known = b.min && b.max && (*b.min > 0 || *b.max < 0);
   if (b_sign_known && a.min && a.max) {
     // floor(a / b) is monotone in each argument when b keeps its sign: the corners bound it.
-    int64_t c[4] = {floor_div(*a.min, *b.min), floor_div(*a.min, *b.max),
-                    floor_div(*a.max, *b.min), floor_div(*a.max, *b.max)};
+    int64_t c[4] = {floor_div(*a.min, *b.min), floor_div(*a.min, *b.max), floor_div(*a.max, *b.min),
+                    floor_div(*a.max, *b.max)};
     return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
   }
   if (b.min && *b.min > 0 && a.min && *a.min >= 0) {
@@ -130,7 +130,8 @@ class BoundEval {
     if (const int64_t* v = as_const_int(e)) return {wrap_int(*v, t), wrap_int(*v, t)};
     if (!is_int(t)) return type_range(t);
     switch (e.kind()) {
-      case ExprKind::kVar: return var(Var(e));
+      case ExprKind::kVar:
+        return var(Var(e));
       case ExprKind::kAdd:
       case ExprKind::kSub:
       case ExprKind::kMul: {
@@ -159,7 +160,8 @@ class BoundEval {
       }
       case ExprKind::kSelect: {
         const auto* op = e.as<SelectNode>();
-        if (const int64_t* c = as_const_int(op->cond)) return expr(*c ? op->true_value : op->false_value);
+        if (const int64_t* c = as_const_int(op->cond))
+          return expr(*c ? op->true_value : op->false_value);
         ConstBounds a = expr(op->true_value), b = expr(op->false_value);
         return {min_lower(a.min, b.min), max_upper(a.max, b.max)};
       }
@@ -168,7 +170,8 @@ class BoundEval {
         if (is_int(v.dtype()) || v.dtype() == DType::kBool) return expr(v);  // fit_to_type checks
         return type_range(t);
       }
-      default: return type_range(t);
+      default:
+        return type_range(t);
     }
   }
 
@@ -218,7 +221,8 @@ class BoundEval {
       in_progress_.insert(v.id());
       Opt substituted = side(linear_add(rest, linear_form(bound), t.coef), upper);
       in_progress_.erase(v.id());
-      Opt plain = add(side(rest, upper), mul(upper == (t.coef > 0) ? expr(v).max : expr(v).min, t.coef));
+      Opt plain =
+          add(side(rest, upper), mul(upper == (t.coef > 0) ? expr(v).max : expr(v).min, t.coef));
       return upper ? min_upper(substituted, plain) : max_lower(substituted, plain);
     }
     return std::nullopt;

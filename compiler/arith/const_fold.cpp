@@ -9,12 +9,18 @@ namespace tessera {
 
 int64_t wrap_int(int64_t v, DType t) {
   switch (t) {
-    case DType::kBool: return v != 0 ? 1 : 0;
-    case DType::kInt8: return static_cast<int8_t>(static_cast<uint8_t>(v));
-    case DType::kInt16: return static_cast<int16_t>(static_cast<uint16_t>(v));
-    case DType::kInt32: return static_cast<int32_t>(static_cast<uint32_t>(v));
-    case DType::kUInt8: return static_cast<uint8_t>(v);
-    default: return v;
+    case DType::kBool:
+      return v != 0 ? 1 : 0;
+    case DType::kInt8:
+      return static_cast<int8_t>(static_cast<uint8_t>(v));
+    case DType::kInt16:
+      return static_cast<int16_t>(static_cast<uint16_t>(v));
+    case DType::kInt32:
+      return static_cast<int32_t>(static_cast<uint32_t>(v));
+    case DType::kUInt8:
+      return static_cast<uint8_t>(v);
+    default:
+      return v;
   }
 }
 
@@ -44,22 +50,38 @@ Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
   y = wrap_int(y, t);
   uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
   switch (k) {
-    case ExprKind::kAdd: return make_wrapped_int(static_cast<int64_t>(ux + uy), t);
-    case ExprKind::kSub: return make_wrapped_int(static_cast<int64_t>(ux - uy), t);
-    case ExprKind::kMul: return make_wrapped_int(static_cast<int64_t>(ux * uy), t);
-    case ExprKind::kDiv: return y == 0 ? Expr() : make_wrapped_int(floor_div(x, y), t);
-    case ExprKind::kMod: return y == 0 ? Expr() : make_wrapped_int(floor_mod(x, y), t);
-    case ExprKind::kMin: return make_int(x < y ? x : y, t);
-    case ExprKind::kMax: return make_int(x < y ? y : x, t);
-    case ExprKind::kEQ: return make_bool(x == y);
-    case ExprKind::kNE: return make_bool(x != y);
-    case ExprKind::kLT: return make_bool(x < y);
-    case ExprKind::kLE: return make_bool(x <= y);
-    case ExprKind::kGT: return make_bool(x > y);
-    case ExprKind::kGE: return make_bool(x >= y);
-    case ExprKind::kAnd: return make_bool(x && y);
-    case ExprKind::kOr: return make_bool(x || y);
-    default: return Expr();
+    case ExprKind::kAdd:
+      return make_wrapped_int(static_cast<int64_t>(ux + uy), t);
+    case ExprKind::kSub:
+      return make_wrapped_int(static_cast<int64_t>(ux - uy), t);
+    case ExprKind::kMul:
+      return make_wrapped_int(static_cast<int64_t>(ux * uy), t);
+    case ExprKind::kDiv:
+      return y == 0 ? Expr() : make_wrapped_int(floor_div(x, y), t);
+    case ExprKind::kMod:
+      return y == 0 ? Expr() : make_wrapped_int(floor_mod(x, y), t);
+    case ExprKind::kMin:
+      return make_int(x < y ? x : y, t);
+    case ExprKind::kMax:
+      return make_int(x < y ? y : x, t);
+    case ExprKind::kEQ:
+      return make_bool(x == y);
+    case ExprKind::kNE:
+      return make_bool(x != y);
+    case ExprKind::kLT:
+      return make_bool(x < y);
+    case ExprKind::kLE:
+      return make_bool(x <= y);
+    case ExprKind::kGT:
+      return make_bool(x > y);
+    case ExprKind::kGE:
+      return make_bool(x >= y);
+    case ExprKind::kAnd:
+      return make_bool(x && y);
+    case ExprKind::kOr:
+      return make_bool(x || y);
+    default:
+      return Expr();
   }
 }
 
@@ -73,9 +95,15 @@ double round_to(double v, DType t) {
 Expr fold_float(ExprKind k, DType t, double x, double y) {
   double r;
   switch (k) {
-    case ExprKind::kAdd: r = x + y; break;
-    case ExprKind::kSub: r = x - y; break;
-    case ExprKind::kMul: r = x * y; break;
+    case ExprKind::kAdd:
+      r = x + y;
+      break;
+    case ExprKind::kSub:
+      r = x - y;
+      break;
+    case ExprKind::kMul:
+      r = x * y;
+      break;
     case ExprKind::kDiv:
       if (y == 0.0) return Expr();
       r = x / y;
@@ -88,13 +116,20 @@ Expr fold_float(ExprKind k, DType t, double x, double y) {
       }
       r = (k == ExprKind::kMin) == (x < y) ? x : y;
       break;
-    case ExprKind::kEQ: return make_bool(x == y);
-    case ExprKind::kNE: return make_bool(x != y);
-    case ExprKind::kLT: return make_bool(x < y);
-    case ExprKind::kLE: return make_bool(x <= y);
-    case ExprKind::kGT: return make_bool(x > y);
-    case ExprKind::kGE: return make_bool(x >= y);
-    default: return Expr();  // Mod: the backend's formula may round differently; leave it
+    case ExprKind::kEQ:
+      return make_bool(x == y);
+    case ExprKind::kNE:
+      return make_bool(x != y);
+    case ExprKind::kLT:
+      return make_bool(x < y);
+    case ExprKind::kLE:
+      return make_bool(x <= y);
+    case ExprKind::kGT:
+      return make_bool(x > y);
+    case ExprKind::kGE:
+      return make_bool(x >= y);
+    default:
+      return Expr();  // Mod: the backend's formula may round differently; leave it
   }
   r = round_to(r, t);
   if (!std::isfinite(r)) return Expr();

@@ -76,13 +76,26 @@ class IntervalEval {
       int64_t r = 0;
       bool of = false;
       switch (k) {
-        case ExprKind::kAdd: of = __builtin_add_overflow(*x, *y, &r); break;
-        case ExprKind::kSub: of = __builtin_sub_overflow(*x, *y, &r); break;
-        case ExprKind::kMul: of = __builtin_mul_overflow(*x, *y, &r); break;
-        case ExprKind::kMin: r = std::min(*x, *y); break;
-        case ExprKind::kMax: r = std::max(*x, *y); break;
-        case ExprKind::kDiv: r = floor_div(*x, *y); break;
-        default: TESSERA_ICHECK(false, "bound of kind ", static_cast<int>(k));
+        case ExprKind::kAdd:
+          of = __builtin_add_overflow(*x, *y, &r);
+          break;
+        case ExprKind::kSub:
+          of = __builtin_sub_overflow(*x, *y, &r);
+          break;
+        case ExprKind::kMul:
+          of = __builtin_mul_overflow(*x, *y, &r);
+          break;
+        case ExprKind::kMin:
+          r = std::min(*x, *y);
+          break;
+        case ExprKind::kMax:
+          r = std::max(*x, *y);
+          break;
+        case ExprKind::kDiv:
+          r = floor_div(*x, *y);
+          break;
+        default:
+          TESSERA_ICHECK(false, "bound of kind ", static_cast<int>(k));
       }
       if (of) overflow_ = true;
       return make_int(r, a.dtype());
@@ -101,13 +114,18 @@ class IntervalEval {
 
   Interval compute(const Expr& e) {
     switch (e.kind()) {
-      case ExprKind::kIntImm: return Interval::point(e);
-      case ExprKind::kVar: return var(Var(e));
+      case ExprKind::kIntImm:
+        return Interval::point(e);
+      case ExprKind::kVar:
+        return var(Var(e));
       case ExprKind::kAdd:
       case ExprKind::kSub:
-      case ExprKind::kMul: return sum(e);
-      case ExprKind::kDiv: return div(e.as<BinaryNode>(), e);
-      case ExprKind::kMod: return mod(e.as<BinaryNode>(), e);
+      case ExprKind::kMul:
+        return sum(e);
+      case ExprKind::kDiv:
+        return div(e.as<BinaryNode>(), e);
+      case ExprKind::kMod:
+        return mod(e.as<BinaryNode>(), e);
       case ExprKind::kMin:
       case ExprKind::kMax: {
         const auto* op = e.as<BinaryNode>();
@@ -250,7 +268,8 @@ Interval eval_interval(const Expr& e, const VarRanges& ranges) {
   Expr s = simplify(e, ranges);
   if (!any_var_ranged(s, ranges)) return Interval::point(s);
   DType t = s.dtype();
-  if (!is_int(t)) return t == DType::kBool ? Interval{make_bool(false), make_bool(true)} : Interval{};
+  if (!is_int(t))
+    return t == DType::kBool ? Interval{make_bool(false), make_bool(true)} : Interval{};
   ConstBounds cb = const_bounds(s, ranges);
   if (t != DType::kInt32 && t != DType::kInt64) return from_const(cb, t);
   Interval r = IntervalEval(ranges).eval(s);

@@ -28,9 +28,10 @@ bool congruent(const Expr& x, const Expr& y, int64_t c);
 // Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
 void normalize(LinearForm* f) {
   for (int round = 0; round < 8; ++round) {
-    std::stable_sort(f->terms.begin(), f->terms.end(), [](const LinearTerm& x, const LinearTerm& y) {
-      return structural_compare(x.atom, y.atom) < 0;
-    });
+    std::stable_sort(f->terms.begin(), f->terms.end(),
+                     [](const LinearTerm& x, const LinearTerm& y) {
+                       return structural_compare(x.atom, y.atom) < 0;
+                     });
     std::vector<LinearTerm> out;
     for (const LinearTerm& t : f->terms) {
       // Equal atoms compare equal, so they are adjacent up to rare identity-only ties: look back
@@ -46,8 +47,9 @@ void normalize(LinearForm* f) {
       }
       if (!merged) out.push_back({t.atom, wrap_coef(t.coef, f->dtype)});
     }
-    out.erase(std::remove_if(out.begin(), out.end(), [](const LinearTerm& t) { return t.coef == 0; }),
-              out.end());
+    out.erase(
+        std::remove_if(out.begin(), out.end(), [](const LinearTerm& t) { return t.coef == 0; }),
+        out.end());
     f->terms = std::move(out);
     f->constant = wrap_coef(f->constant, f->dtype);
     if (!merge_div_mod_pair(f)) return;
@@ -81,8 +83,7 @@ bool merge_div_mod_pair(LinearForm* f) {
     for (size_t j = 0; j < f->terms.size(); ++j) {
       Expr y;
       const int64_t* d = const_divisor(f->terms[j].atom, ExprKind::kDiv, &y);
-      if (!d || *d != *c || f->terms[j].coef != mul_wrap(k, *c, f->dtype) ||
-          !congruent(x, y, *c)) {
+      if (!d || *d != *c || f->terms[j].coef != mul_wrap(k, *c, f->dtype) || !congruent(x, y, *c)) {
         continue;
       }
       LinearForm rest;
@@ -190,7 +191,8 @@ Expr term_expr(const Expr& atom, int64_t coef, DType t) {
 }
 // -v is representable as a positive value of t (so "x - 3" can be written instead of "x + -3").
 bool negatable(int64_t v, DType t) {
-  return v < 0 && (t == DType::kUInt8 || -static_cast<uint64_t>(v) <= static_cast<uint64_t>(int_max_of(t)));
+  return v < 0 &&
+         (t == DType::kUInt8 || -static_cast<uint64_t>(v) <= static_cast<uint64_t>(int_max_of(t)));
 }
 
 }  // namespace

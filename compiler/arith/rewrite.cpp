@@ -33,22 +33,33 @@ bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }
 // a op b  <=>  b mirror(op) a
 ExprKind mirror(ExprKind k) {
   switch (k) {
-    case ExprKind::kLT: return ExprKind::kGT;
-    case ExprKind::kLE: return ExprKind::kGE;
-    case ExprKind::kGT: return ExprKind::kLT;
-    case ExprKind::kGE: return ExprKind::kLE;
-    default: return k;
+    case ExprKind::kLT:
+      return ExprKind::kGT;
+    case ExprKind::kLE:
+      return ExprKind::kGE;
+    case ExprKind::kGT:
+      return ExprKind::kLT;
+    case ExprKind::kGE:
+      return ExprKind::kLE;
+    default:
+      return k;
   }
 }
 // !(a op b)  <=>  a negate(op) b, on integers
 ExprKind negate(ExprKind k) {
   switch (k) {
-    case ExprKind::kEQ: return ExprKind::kNE;
-    case ExprKind::kNE: return ExprKind::kEQ;
-    case ExprKind::kLT: return ExprKind::kGE;
-    case ExprKind::kLE: return ExprKind::kGT;
-    case ExprKind::kGT: return ExprKind::kLE;
-    default: return ExprKind::kLT;  // kGE
+    case ExprKind::kEQ:
+      return ExprKind::kNE;
+    case ExprKind::kNE:
+      return ExprKind::kEQ;
+    case ExprKind::kLT:
+      return ExprKind::kGE;
+    case ExprKind::kLE:
+      return ExprKind::kGT;
+    case ExprKind::kGT:
+      return ExprKind::kLE;
+    default:
+      return ExprKind::kLT;  // kGE
   }
 }
 
@@ -57,10 +68,14 @@ std::optional<bool> decide(ExprKind k, const ConstBounds& d) {
   bool neg = d.max && *d.max < 0, nonpos = d.max && *d.max <= 0;
   bool pos = d.min && *d.min > 0, nonneg = d.min && *d.min >= 0;
   switch (k) {
-    case ExprKind::kLT: return neg ? std::optional<bool>(true) : nonneg ? std::optional<bool>(false) : std::nullopt;
-    case ExprKind::kLE: return nonpos ? std::optional<bool>(true) : pos ? std::optional<bool>(false) : std::nullopt;
-    case ExprKind::kGT: return pos ? std::optional<bool>(true) : nonpos ? std::optional<bool>(false) : std::nullopt;
-    case ExprKind::kGE: return nonneg ? std::optional<bool>(true) : neg ? std::optional<bool>(false) : std::nullopt;
+    case ExprKind::kLT:
+      return neg ? std::optional<bool>(true) : nonneg ? std::optional<bool>(false) : std::nullopt;
+    case ExprKind::kLE:
+      return nonpos ? std::optional<bool>(true) : pos ? std::optional<bool>(false) : std::nullopt;
+    case ExprKind::kGT:
+      return pos ? std::optional<bool>(true) : nonpos ? std::optional<bool>(false) : std::nullopt;
+    case ExprKind::kGE:
+      return nonneg ? std::optional<bool>(true) : neg ? std::optional<bool>(false) : std::nullopt;
     case ExprKind::kEQ:
     case ExprKind::kNE: {
       std::optional<bool> eq;
@@ -69,7 +84,8 @@ std::optional<bool> decide(ExprKind k, const ConstBounds& d) {
       if (!eq) return std::nullopt;
       return k == ExprKind::kEQ ? *eq : !*eq;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -89,7 +105,9 @@ LinearForm single(const Expr& atom) { return linear_form(atom); }
 
 uint64_t uabs(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 // -v modulo 2^64 (defined for INT64_MIN), then wrapped to t like every coefficient.
-int64_t neg_wrap(int64_t v, DType t) { return wrap_coef(static_cast<int64_t>(0 - static_cast<uint64_t>(v)), t); }
+int64_t neg_wrap(int64_t v, DType t) {
+  return wrap_coef(static_cast<int64_t>(0 - static_cast<uint64_t>(v)), t);
+}
 
 // gcd of c (> 0) and every coefficient of f (not its constant): at most c.
 int64_t gcd_of_terms(const LinearForm& f, int64_t c) {
@@ -316,10 +334,13 @@ Expr rewrite_binary(ExprKind k, const Expr& a, const Expr& b, const VarRanges& r
     case ExprKind::kMod:
       return is_int(t) ? rewrite_div_mod(k, a, b, ranges) : make_binary(k, a, b);
     case ExprKind::kMin:
-    case ExprKind::kMax: return rewrite_min_max(k, a, b, ranges);
+    case ExprKind::kMax:
+      return rewrite_min_max(k, a, b, ranges);
     case ExprKind::kAnd:
-    case ExprKind::kOr: return rewrite_logical(k, a, b);
-    default: return is_compare(k) ? rewrite_compare(k, a, b, ranges) : make_binary(k, a, b);
+    case ExprKind::kOr:
+      return rewrite_logical(k, a, b);
+    default:
+      return is_compare(k) ? rewrite_compare(k, a, b, ranges) : make_binary(k, a, b);
   }
 }
 

@@ -2,10 +2,10 @@
 // rules of the simplifier, without the traversal (which is in simplify.cpp).
 //
 // Integers: constants fold (const_fold.h). Index arithmetic (int32/int64 over variables and
-// constants) is put in canonical linear form (linear_form.h), and floor division and modulo by a positive constant c split the
-// numerator as c*q + r and drop what the bounds of r decide ((x*32 + y) / 32 == x when
-// 0 <= y < 32), divide out common factors ((x*8 + 7) / 24 == x / 3, (x*4) % 16 == (x % 4) * 4)
-// and merge nested divisions
+// constants) is put in canonical linear form (linear_form.h), and floor division and modulo by a
+// positive constant c split the numerator as c*q + r and drop what the bounds of r decide ((x*32 +
+// y) / 32 == x when 0 <= y < 32), divide out common factors ((x*8 + 7) / 24 == x / 3, (x*4) % 16 ==
+// (x % 4) * 4) and merge nested divisions
 // ((x / 4) / 8 == x / 32); min, max and comparisons are decided from the bounds of the difference
 // of their operands, and otherwise written as `terms op terms` with common terms cancelled.
 // Integer data arithmetic (int8/int16/uint8, whose arithmetic wraps, and int32/int64 values

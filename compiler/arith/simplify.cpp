@@ -70,14 +70,15 @@ class Simplifier : public IRMutator {
   Expr mutate_##kind(const BinaryNode* op, const Expr&) override {                              \
     return use_facts(rewrite_binary(ExprKind::k##kind, mutate(op->a), mutate(op->b), ranges_)); \
   }
-  TESSERA_SIMPLIFY_BINARY(Add) TESSERA_SIMPLIFY_BINARY(Sub) TESSERA_SIMPLIFY_BINARY(Mul)
-  TESSERA_SIMPLIFY_BINARY(Div) TESSERA_SIMPLIFY_BINARY(Mod) TESSERA_SIMPLIFY_BINARY(Min)
-  TESSERA_SIMPLIFY_BINARY(Max) TESSERA_SIMPLIFY_BINARY(EQ) TESSERA_SIMPLIFY_BINARY(NE)
-  TESSERA_SIMPLIFY_BINARY(LT) TESSERA_SIMPLIFY_BINARY(LE) TESSERA_SIMPLIFY_BINARY(GT)
-  TESSERA_SIMPLIFY_BINARY(GE) TESSERA_SIMPLIFY_BINARY(And) TESSERA_SIMPLIFY_BINARY(Or)
+  TESSERA_SIMPLIFY_BINARY(Add)
+  TESSERA_SIMPLIFY_BINARY(Sub) TESSERA_SIMPLIFY_BINARY(Mul) TESSERA_SIMPLIFY_BINARY(Div)
+      TESSERA_SIMPLIFY_BINARY(Mod) TESSERA_SIMPLIFY_BINARY(Min) TESSERA_SIMPLIFY_BINARY(Max)
+          TESSERA_SIMPLIFY_BINARY(EQ) TESSERA_SIMPLIFY_BINARY(NE) TESSERA_SIMPLIFY_BINARY(LT)
+              TESSERA_SIMPLIFY_BINARY(LE) TESSERA_SIMPLIFY_BINARY(GT) TESSERA_SIMPLIFY_BINARY(GE)
+                  TESSERA_SIMPLIFY_BINARY(And) TESSERA_SIMPLIFY_BINARY(Or)
 #undef TESSERA_SIMPLIFY_BINARY
 
-  Expr mutate_Not(const NotNode* op, const Expr&) override {
+                      Expr mutate_Not(const NotNode* op, const Expr&) override {
     return use_facts(rewrite_not(mutate(op->a)));
   }
   Expr mutate_Select(const SelectNode* op, const Expr&) override {
@@ -93,7 +94,8 @@ class Simplifier : public IRMutator {
       DType t = iv->var.dtype();
       if (!is_int(t)) continue;
       scopes.push_back(std::make_unique<ScopedRange>(
-          &ranges_, iv->var, Interval{make_int(iv->min, t), make_int(iv->min + iv->extent - 1, t)}));
+          &ranges_, iv->var,
+          Interval{make_int(iv->min, t), make_int(iv->min + iv->extent - 1, t)}));
     }
     Expr source = mutate(op->source);
     Expr cond = mutate(op->condition);
@@ -111,8 +113,7 @@ class Simplifier : public IRMutator {
     ForgetFacts forget(this, op->var);
     Stmt body;
     if (typed) {
-      Expr last = rewrite_binary(ExprKind::kSub,
-                                 rewrite_binary(ExprKind::kAdd, mn, ext, ranges_),
+      Expr last = rewrite_binary(ExprKind::kSub, rewrite_binary(ExprKind::kAdd, mn, ext, ranges_),
                                  make_int(1, mn.dtype()), ranges_);
       ScopedRange scope(&ranges_, op->var, Interval{mn, last});
       body = mutate(op->body);
@@ -202,7 +203,8 @@ class Simplifier : public IRMutator {
     // v < e, v <= e, v > e, v >= e, v == e with v an integer variable not in e.
     void narrow(const Expr& c) {
       const auto* op = c.as<BinaryNode>();
-      if (!op || c.kind() < ExprKind::kEQ || c.kind() > ExprKind::kGE || c.kind() == ExprKind::kNE) return;
+      if (!op || c.kind() < ExprKind::kEQ || c.kind() > ExprKind::kGE || c.kind() == ExprKind::kNE)
+        return;
       const Expr& v = op->a;
       const Expr& e = op->b;
       DType t = v.dtype();
@@ -210,11 +212,21 @@ class Simplifier : public IRMutator {
       Expr one = make_int(1, t);
       Expr lo, hi;
       switch (c.kind()) {
-        case ExprKind::kLT: hi = rewrite_binary(ExprKind::kSub, e, one, s_->ranges_); break;
-        case ExprKind::kLE: hi = e; break;
-        case ExprKind::kGT: lo = rewrite_binary(ExprKind::kAdd, e, one, s_->ranges_); break;
-        case ExprKind::kGE: lo = e; break;
-        default: lo = hi = e; break;
+        case ExprKind::kLT:
+          hi = rewrite_binary(ExprKind::kSub, e, one, s_->ranges_);
+          break;
+        case ExprKind::kLE:
+          hi = e;
+          break;
+        case ExprKind::kGT:
+          lo = rewrite_binary(ExprKind::kAdd, e, one, s_->ranges_);
+          break;
+        case ExprKind::kGE:
+          lo = e;
+          break;
+        default:
+          lo = hi = e;
+          break;
       }
       Interval r;
       auto it = s_->ranges_.find(Var(v));

@@ -1,8 +1,8 @@
 // The simplifier: constant folding, canonical affine forms, floor division and modulo with known
 // bounds, and removal of conditions that loop ranges decide.
 //
-// Rules (each one a test in tests/cpp/core/arith_simplify_test.cpp and arith_simplify_stmt_test.cpp;
-// the per-node rules are listed in rewrite.h):
+// Rules (each one a test in tests/cpp/core/arith_simplify_test.cpp and
+// arith_simplify_stmt_test.cpp; the per-node rules are listed in rewrite.h):
 //   * constants fold, in the expression's own type with the IR's semantics (floor div/mod;
 //     integer results wrap as the C backend's two's complement would for that width); division
 //     by zero is never folded; floats fold only when both operands are constants;

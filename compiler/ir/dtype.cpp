@@ -13,11 +13,19 @@ bool is_signed(DType t) { return is_int(t) && t != DType::kUInt8; }
 
 int bits_of(DType t) {
   switch (t) {
-    case DType::kBool: return 1;
-    case DType::kInt8: case DType::kUInt8: return 8;
-    case DType::kInt16: return 16;
-    case DType::kInt32: case DType::kFloat32: return 32;
-    case DType::kInt64: case DType::kFloat64: return 64;
+    case DType::kBool:
+      return 1;
+    case DType::kInt8:
+    case DType::kUInt8:
+      return 8;
+    case DType::kInt16:
+      return 16;
+    case DType::kInt32:
+    case DType::kFloat32:
+      return 32;
+    case DType::kInt64:
+    case DType::kFloat64:
+      return 64;
   }
   return 0;
 }
@@ -25,28 +33,44 @@ int bytes_of(DType t) { return t == DType::kBool ? 1 : bits_of(t) / 8; }
 
 std::string dtype_name(DType t) {
   switch (t) {
-    case DType::kBool: return "bool";
-    case DType::kInt8: return "int8";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kUInt8: return "uint8";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
   }
   return "?";
 }
 
 std::string dtype_c_name(DType t) {
   switch (t) {
-    case DType::kBool: return "bool";
-    case DType::kInt8: return "int8_t";
-    case DType::kInt16: return "int16_t";
-    case DType::kInt32: return "int32_t";
-    case DType::kInt64: return "int64_t";
-    case DType::kUInt8: return "uint8_t";
-    case DType::kFloat32: return "float";
-    case DType::kFloat64: return "double";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt8:
+      return "int8_t";
+    case DType::kInt16:
+      return "int16_t";
+    case DType::kInt32:
+      return "int32_t";
+    case DType::kInt64:
+      return "int64_t";
+    case DType::kUInt8:
+      return "uint8_t";
+    case DType::kFloat32:
+      return "float";
+    case DType::kFloat64:
+      return "double";
   }
   return "?";
 }
@@ -61,22 +85,34 @@ std::optional<DType> parse_dtype(const std::string& name) {
 
 int64_t int_min_of(DType t) {
   switch (t) {
-    case DType::kInt8: return std::numeric_limits<int8_t>::min();
-    case DType::kInt16: return std::numeric_limits<int16_t>::min();
-    case DType::kInt32: return std::numeric_limits<int32_t>::min();
-    case DType::kInt64: return std::numeric_limits<int64_t>::min();
-    default: return 0;
+    case DType::kInt8:
+      return std::numeric_limits<int8_t>::min();
+    case DType::kInt16:
+      return std::numeric_limits<int16_t>::min();
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::min();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::min();
+    default:
+      return 0;
   }
 }
 int64_t int_max_of(DType t) {
   switch (t) {
-    case DType::kBool: return 1;
-    case DType::kInt8: return std::numeric_limits<int8_t>::max();
-    case DType::kInt16: return std::numeric_limits<int16_t>::max();
-    case DType::kInt32: return std::numeric_limits<int32_t>::max();
-    case DType::kInt64: return std::numeric_limits<int64_t>::max();
-    case DType::kUInt8: return std::numeric_limits<uint8_t>::max();
-    default: return 0;
+    case DType::kBool:
+      return 1;
+    case DType::kInt8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::kInt16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::max();
+    case DType::kUInt8:
+      return std::numeric_limits<uint8_t>::max();
+    default:
+      return 0;
   }
 }
 

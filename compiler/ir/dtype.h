@@ -23,13 +23,13 @@ namespace tessera {
 
 enum class DType : uint8_t { kBool, kInt8, kInt16, kInt32, kInt64, kUInt8, kFloat32, kFloat64 };
 
-bool is_int(DType t);    // signed or unsigned integer (not bool)
+bool is_int(DType t);  // signed or unsigned integer (not bool)
 bool is_float(DType t);
 bool is_signed(DType t);
 int bits_of(DType t);
 int bytes_of(DType t);
-std::string dtype_name(DType t);          // "int8", "float32", ...
-std::string dtype_c_name(DType t);        // "int8_t", "float", ...
+std::string dtype_name(DType t);    // "int8", "float32", ...
+std::string dtype_c_name(DType t);  // "int8_t", "float", ...
 // Parses "int8", "float32", ... ; nullopt for an unknown name.
 std::optional<DType> parse_dtype(const std::string& name);
 // The promoted type of a and b per the rules above; nullopt when the mix would lose information.

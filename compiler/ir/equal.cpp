@@ -51,7 +51,9 @@ uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) 
   return h;
 }
 uint64_t mix(uint64_t h, uint64_t v) { return fnv1a(&v, sizeof v, h); }
-uint64_t mix(uint64_t h, const std::string& s) { return fnv1a(s.data(), s.size(), mix(h, s.size())); }
+uint64_t mix(uint64_t h, const std::string& s) {
+  return fnv1a(s.data(), s.size(), mix(h, s.size()));
+}
 
 uint64_t hash_expr(const Expr& e);
 uint64_t hash_all(uint64_t h, const std::vector<Expr>& v) {
@@ -65,11 +67,16 @@ uint64_t hash_expr(const Expr& e) {
   uint64_t h = mix(mix(1469598103934665603ull, static_cast<uint64_t>(e.kind())),
                    static_cast<uint64_t>(e.dtype()));
   switch (e.kind()) {
-    case ExprKind::kIntImm: return mix(h, static_cast<uint64_t>(e.as<IntImmNode>()->value));
-    case ExprKind::kFloatImm: return mix(h, float_bits(e.as<FloatImmNode>()->value));
-    case ExprKind::kVar: return mix(h, e.as<VarNode>()->name);
-    case ExprKind::kCast: return mix(h, hash_expr(e.as<CastNode>()->value));
-    case ExprKind::kNot: return mix(h, hash_expr(e.as<NotNode>()->a));
+    case ExprKind::kIntImm:
+      return mix(h, static_cast<uint64_t>(e.as<IntImmNode>()->value));
+    case ExprKind::kFloatImm:
+      return mix(h, float_bits(e.as<FloatImmNode>()->value));
+    case ExprKind::kVar:
+      return mix(h, e.as<VarNode>()->name);
+    case ExprKind::kCast:
+      return mix(h, hash_expr(e.as<CastNode>()->value));
+    case ExprKind::kNot:
+      return mix(h, hash_expr(e.as<NotNode>()->a));
     case ExprKind::kSelect: {
       const auto* op = e.as<SelectNode>();
       h = mix(h, hash_expr(op->cond));
@@ -109,13 +116,16 @@ bool structural_equal(const Expr& a, const Expr& b) {
   if (!a.defined() || !b.defined()) return false;
   if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
   switch (a.kind()) {
-    case ExprKind::kIntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
+    case ExprKind::kIntImm:
+      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
     case ExprKind::kFloatImm:
       return float_bits(a.as<FloatImmNode>()->value) == float_bits(b.as<FloatImmNode>()->value);
-    case ExprKind::kVar: return false;  // identity, and same_as already said no
+    case ExprKind::kVar:
+      return false;  // identity, and same_as already said no
     case ExprKind::kCast:
       return structural_equal(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kNot: return structural_equal(a.as<NotNode>()->a, b.as<NotNode>()->a);
+    case ExprKind::kNot:
+      return structural_equal(a.as<NotNode>()->a, b.as<NotNode>()->a);
     case ExprKind::kSelect: {
       const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
       return structural_equal(x->cond, y->cond) && structural_equal(x->true_value, y->true_value) &&
@@ -159,14 +169,17 @@ int structural_compare(const Expr& a, const Expr& b) {
   if (int c = three_way(a.kind(), b.kind())) return c;
   if (int c = three_way(a.dtype(), b.dtype())) return c;
   switch (a.kind()) {
-    case ExprKind::kIntImm: return three_way(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
+    case ExprKind::kIntImm:
+      return three_way(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
     case ExprKind::kFloatImm:
       return three_way(float_bits(a.as<FloatImmNode>()->value),
                        float_bits(b.as<FloatImmNode>()->value));
-    case ExprKind::kVar: return three_way(a.as<VarNode>()->id, b.as<VarNode>()->id);
+    case ExprKind::kVar:
+      return three_way(a.as<VarNode>()->id, b.as<VarNode>()->id);
     case ExprKind::kCast:
       return structural_compare(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kNot: return structural_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
+    case ExprKind::kNot:
+      return structural_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
     case ExprKind::kSelect: {
       const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
       if (int c = structural_compare(x->cond, y->cond)) return c;

@@ -90,8 +90,8 @@ Expr make_buffer_load(Buffer b, std::vector<Expr> indices) {
 }
 
 Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition) {
-  return Expr(std::make_shared<ReduceNode>(c, std::move(source), std::move(axis),
-                                           std::move(condition)));
+  return Expr(
+      std::make_shared<ReduceNode>(c, std::move(source), std::move(axis), std::move(condition)));
 }
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
@@ -101,7 +101,8 @@ Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
 Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value) {
   TESSERA_ICHECK(value.dtype() == b->dtype, "store of ", dtype_name(value.dtype()), " into ",
                  b->name, " of ", dtype_name(b->dtype));
-  return Stmt(std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
+  return Stmt(
+      std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
 }
 Stmt make_allocate(Buffer b, Stmt body) {
   return Stmt(std::make_shared<AllocateNode>(std::move(b), std::move(body)));
@@ -155,18 +156,25 @@ bool is_const_int(const Expr& e, int64_t value) {
 
 const char* for_kind_name(ForKind k) {
   switch (k) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unrolled";
   }
   return "?";
 }
 const char* reduce_kind_name(ReduceKind k) {
   switch (k) {
-    case ReduceKind::kSum: return "sum";
-    case ReduceKind::kMax: return "max";
-    case ReduceKind::kMin: return "min";
+    case ReduceKind::kSum:
+      return "sum";
+    case ReduceKind::kMax:
+      return "max";
+    case ReduceKind::kMin:
+      return "min";
   }
   return "?";
 }

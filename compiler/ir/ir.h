@@ -89,7 +89,8 @@ class Stmt {
 struct VarNode : ExprNode {
   std::string name;
   uint64_t id;  // creation order; for ordered maps keyed by variable, never printed
-  VarNode(std::string n, DType t, uint64_t i) : ExprNode(ExprKind::kVar, t), name(std::move(n)), id(i) {}
+  VarNode(std::string n, DType t, uint64_t i)
+      : ExprNode(ExprKind::kVar, t), name(std::move(n)), id(i) {}
   static bool matches(ExprKind k) { return k == ExprKind::kVar; }
 };
 
@@ -156,7 +157,8 @@ struct CastNode : ExprNode {
 // Add .. Or: two operands; comparisons and logical operators have dtype bool.
 struct BinaryNode : ExprNode {
   Expr a, b;
-  BinaryNode(ExprKind k, DType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  BinaryNode(ExprKind k, DType t, Expr x, Expr y)
+      : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
   static bool matches(ExprKind k) { return k >= ExprKind::kAdd && k <= ExprKind::kOr; }
 };
 struct NotNode : ExprNode {
@@ -167,7 +169,9 @@ struct NotNode : ExprNode {
 struct SelectNode : ExprNode {
   Expr cond, true_value, false_value;
   SelectNode(Expr c, Expr t, Expr f)
-      : ExprNode(ExprKind::kSelect, t.dtype()), cond(std::move(c)), true_value(std::move(t)),
+      : ExprNode(ExprKind::kSelect, t.dtype()),
+        cond(std::move(c)),
+        true_value(std::move(t)),
         false_value(std::move(f)) {}
   static bool matches(ExprKind k) { return k == ExprKind::kSelect; }
 };
@@ -204,8 +208,11 @@ struct ReduceNode : ExprNode {
   std::vector<IterVar> axis;
   Expr condition;  // bool, or undefined for "always"
   ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond)
-      : ExprNode(ExprKind::kReduce, s.dtype()), combiner(c), source(std::move(s)),
-        axis(std::move(ax)), condition(std::move(cond)) {}
+      : ExprNode(ExprKind::kReduce, s.dtype()),
+        combiner(c),
+        source(std::move(s)),
+        axis(std::move(ax)),
+        condition(std::move(cond)) {}
   static bool matches(ExprKind k) { return k == ExprKind::kReduce; }
 };
 
@@ -219,8 +226,12 @@ struct ForNode : StmtNode {
   ForKind for_kind;
   Stmt body;
   ForNode(Var v, Expr m, Expr e, ForKind k, Stmt b)
-      : StmtNode(StmtKind::kFor), var(std::move(v)), min(std::move(m)), extent(std::move(e)),
-        for_kind(k), body(std::move(b)) {}
+      : StmtNode(StmtKind::kFor),
+        var(std::move(v)),
+        min(std::move(m)),
+        extent(std::move(e)),
+        for_kind(k),
+        body(std::move(b)) {}
   static bool matches(StmtKind k) { return k == StmtKind::kFor; }
 };
 struct BufferStoreNode : StmtNode {
@@ -228,7 +239,9 @@ struct BufferStoreNode : StmtNode {
   std::vector<Expr> indices;
   Expr value;
   BufferStoreNode(Buffer b, std::vector<Expr> i, Expr v)
-      : StmtNode(StmtKind::kBufferStore), buffer(std::move(b)), indices(std::move(i)),
+      : StmtNode(StmtKind::kBufferStore),
+        buffer(std::move(b)),
+        indices(std::move(i)),
         value(std::move(v)) {}
   static bool matches(StmtKind k) { return k == StmtKind::kBufferStore; }
 };
@@ -236,7 +249,8 @@ struct BufferStoreNode : StmtNode {
 struct AllocateNode : StmtNode {
   Buffer buffer;
   Stmt body;
-  AllocateNode(Buffer b, Stmt s) : StmtNode(StmtKind::kAllocate), buffer(std::move(b)), body(std::move(s)) {}
+  AllocateNode(Buffer b, Stmt s)
+      : StmtNode(StmtKind::kAllocate), buffer(std::move(b)), body(std::move(s)) {}
   static bool matches(StmtKind k) { return k == StmtKind::kAllocate; }
 };
 struct SeqNode : StmtNode {
@@ -248,7 +262,9 @@ struct IfThenElseNode : StmtNode {
   Expr cond;
   Stmt then_case, else_case;  // else_case may be undefined
   IfThenElseNode(Expr c, Stmt t, Stmt e)
-      : StmtNode(StmtKind::kIfThenElse), cond(std::move(c)), then_case(std::move(t)),
+      : StmtNode(StmtKind::kIfThenElse),
+        cond(std::move(c)),
+        then_case(std::move(t)),
         else_case(std::move(e)) {}
   static bool matches(StmtKind k) { return k == StmtKind::kIfThenElse; }
 };
@@ -271,12 +287,13 @@ struct AttrStmtNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kAttrStmt; }
 };
 
-// ---- NPU statements ------------------------------------------------------------------------------
-// Produced by NPU lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32)
-// are addressed in rows of kNpuLanes elements (one SRAM row, one accumulator row); a buffer's
-// row r is its elements [r * kNpuLanes, (r + 1) * kNpuLanes). Row expressions may use loop
-// variables: codegen/npu folds affine loops around a GEMM or vector statement into the
-// instruction's two loop levels and unrolls every other loop.
+// ---- NPU statements
+// ------------------------------------------------------------------------------ Produced by NPU
+// lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32) are addressed in
+// rows of kNpuLanes elements (one SRAM row, one accumulator row); a buffer's row r is its elements
+// [r * kNpuLanes, (r + 1) * kNpuLanes). Row expressions may use loop variables: codegen/npu folds
+// affine loops around a GEMM or vector statement into the instruction's two loop levels and unrolls
+// every other loop.
 
 constexpr int64_t kNpuLanes = 16;
 

@@ -27,15 +27,21 @@ void IRVisitor::visit_IntImm(const IntImmNode*, const Expr&) {}
 void IRVisitor::visit_FloatImm(const FloatImmNode*, const Expr&) {}
 void IRVisitor::visit_Var(const VarNode*, const Expr&) {}
 void IRVisitor::visit_Cast(const CastNode* op, const Expr&) { visit(op->value); }
-#define TESSERA_BINARY_VISIT(kind) \
-  void IRVisitor::visit_##kind(const BinaryNode* op, const Expr&) { visit(op->a); visit(op->b); }
-TESSERA_BINARY_VISIT(Add) TESSERA_BINARY_VISIT(Sub) TESSERA_BINARY_VISIT(Mul)
-TESSERA_BINARY_VISIT(Div) TESSERA_BINARY_VISIT(Mod) TESSERA_BINARY_VISIT(Min)
-TESSERA_BINARY_VISIT(Max) TESSERA_BINARY_VISIT(EQ) TESSERA_BINARY_VISIT(NE)
-TESSERA_BINARY_VISIT(LT) TESSERA_BINARY_VISIT(LE) TESSERA_BINARY_VISIT(GT)
-TESSERA_BINARY_VISIT(GE) TESSERA_BINARY_VISIT(And) TESSERA_BINARY_VISIT(Or)
+#define TESSERA_BINARY_VISIT(kind)                                  \
+  void IRVisitor::visit_##kind(const BinaryNode* op, const Expr&) { \
+    visit(op->a);                                                   \
+    visit(op->b);                                                   \
+  }
+TESSERA_BINARY_VISIT(Add)
+TESSERA_BINARY_VISIT(Sub) TESSERA_BINARY_VISIT(Mul) TESSERA_BINARY_VISIT(Div)
+    TESSERA_BINARY_VISIT(Mod) TESSERA_BINARY_VISIT(Min) TESSERA_BINARY_VISIT(Max)
+        TESSERA_BINARY_VISIT(EQ) TESSERA_BINARY_VISIT(NE) TESSERA_BINARY_VISIT(LT)
+            TESSERA_BINARY_VISIT(LE) TESSERA_BINARY_VISIT(GT) TESSERA_BINARY_VISIT(GE)
+                TESSERA_BINARY_VISIT(And) TESSERA_BINARY_VISIT(Or)
 #undef TESSERA_BINARY_VISIT
-void IRVisitor::visit_Not(const NotNode* op, const Expr&) { visit(op->a); }
+                    void IRVisitor::visit_Not(const NotNode* op, const Expr&) {
+  visit(op->a);
+}
 void IRVisitor::visit_Select(const SelectNode* op, const Expr&) {
   visit(op->cond);
   visit(op->true_value);
@@ -134,19 +140,20 @@ Expr IRMutator::mutate_Cast(const CastNode* op, const Expr& e) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? e : make_cast(op->dtype, v);
 }
-#define TESSERA_BINARY_MUTATE(kind)                                        \
-  Expr IRMutator::mutate_##kind(const BinaryNode* op, const Expr& e) {     \
-    Expr a = mutate(op->a), b = mutate(op->b);                             \
-    if (a.same_as(op->a) && b.same_as(op->b)) return e;                    \
-    return make_binary(ExprKind::k##kind, a, b);                           \
+#define TESSERA_BINARY_MUTATE(kind)                                    \
+  Expr IRMutator::mutate_##kind(const BinaryNode* op, const Expr& e) { \
+    Expr a = mutate(op->a), b = mutate(op->b);                         \
+    if (a.same_as(op->a) && b.same_as(op->b)) return e;                \
+    return make_binary(ExprKind::k##kind, a, b);                       \
   }
-TESSERA_BINARY_MUTATE(Add) TESSERA_BINARY_MUTATE(Sub) TESSERA_BINARY_MUTATE(Mul)
-TESSERA_BINARY_MUTATE(Div) TESSERA_BINARY_MUTATE(Mod) TESSERA_BINARY_MUTATE(Min)
-TESSERA_BINARY_MUTATE(Max) TESSERA_BINARY_MUTATE(EQ) TESSERA_BINARY_MUTATE(NE)
-TESSERA_BINARY_MUTATE(LT) TESSERA_BINARY_MUTATE(LE) TESSERA_BINARY_MUTATE(GT)
-TESSERA_BINARY_MUTATE(GE) TESSERA_BINARY_MUTATE(And) TESSERA_BINARY_MUTATE(Or)
+TESSERA_BINARY_MUTATE(Add)
+TESSERA_BINARY_MUTATE(Sub) TESSERA_BINARY_MUTATE(Mul) TESSERA_BINARY_MUTATE(Div)
+    TESSERA_BINARY_MUTATE(Mod) TESSERA_BINARY_MUTATE(Min) TESSERA_BINARY_MUTATE(Max)
+        TESSERA_BINARY_MUTATE(EQ) TESSERA_BINARY_MUTATE(NE) TESSERA_BINARY_MUTATE(LT)
+            TESSERA_BINARY_MUTATE(LE) TESSERA_BINARY_MUTATE(GT) TESSERA_BINARY_MUTATE(GE)
+                TESSERA_BINARY_MUTATE(And) TESSERA_BINARY_MUTATE(Or)
 #undef TESSERA_BINARY_MUTATE
-Expr IRMutator::mutate_Not(const NotNode* op, const Expr& e) {
+                    Expr IRMutator::mutate_Not(const NotNode* op, const Expr& e) {
   Expr a = mutate(op->a);
   return a.same_as(op->a) ? e : make_not(a);
 }

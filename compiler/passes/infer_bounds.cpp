@@ -72,7 +72,8 @@ void infer_attached_region(const StageNode& st, const Schedule& sch, const Bound
   }
   // Only stages after `st` in topological order can read it (and their bounds are known).
   const auto& stages = sch.stages();
-  auto after = std::find_if(stages.begin(), stages.end(), [&](const StagePtr& p) { return p.get() == &st; });
+  auto after =
+      std::find_if(stages.begin(), stages.end(), [&](const StagePtr& p) { return p.get() == &st; });
   for (auto it = after + 1; it != stages.end(); ++it) {
     const StagePtr& other = *it;
     if (other->attach_type == AttachType::kInline || !enclosing_loop_of(*other, y)) continue;
@@ -180,13 +181,14 @@ void check_attachment(const StageNode& st, const std::vector<const StageNode*>& 
       if (!y_reads && consumers.size() == 1) {
         throw ScheduleError(str(what, ": stage '", y.name(), "' does not read '", st.name(),
                                 "' and its reader '", c->name(), "' is not computed inside loop '",
-                                st.attach_ivar->var.name(), "'; compute_at must target a loop of "
+                                st.attach_ivar->var.name(),
+                                "'; compute_at must target a loop of "
                                 "a stage that consumes it, or a loop inside which its readers are "
                                 "computed"));
       }
       throw ScheduleError(str(what, ": '", st.name(), "' is also read by stage '", c->name(),
-                              "', which is not computed inside loop '",
-                              st.attach_ivar->var.name(), "' of '", y.name(),
+                              "', which is not computed inside loop '", st.attach_ivar->var.name(),
+                              "' of '", y.name(),
                               "'; compute that reader inside this loop too, or use compute_root"));
     }
   }

@@ -20,9 +20,9 @@
 namespace tessera {
 
 struct StageBounds {
-  Expr body;                        // the stage's body with inlined stages substituted
-  std::vector<IterVar> root_axes;   // data-parallel axes, then reduce axes
-  std::vector<Expr> region_min;     // per root axis, in enclosing loop variables
+  Expr body;                       // the stage's body with inlined stages substituted
+  std::vector<IterVar> root_axes;  // data-parallel axes, then reduce axes
+  std::vector<Expr> region_min;    // per root axis, in enclosing loop variables
   std::vector<int64_t> region_extent;
   std::map<uint64_t, int64_t> extent;  // every iter var of the stage (by var id) -> loop extent
   std::map<uint64_t, Expr> value;      // every iter var -> its value in the stage's loop vars

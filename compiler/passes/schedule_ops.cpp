@@ -121,9 +121,12 @@ class NestBuilder {
 
   static Expr combine(ReduceKind k, const Expr& acc, const Expr& v) {
     switch (k) {
-      case ReduceKind::kSum: return acc + v;
-      case ReduceKind::kMax: return max(acc, v);
-      case ReduceKind::kMin: return min(acc, v);
+      case ReduceKind::kSum:
+        return acc + v;
+      case ReduceKind::kMax:
+        return max(acc, v);
+      case ReduceKind::kMin:
+        return min(acc, v);
     }
     return Expr();
   }
@@ -156,10 +159,17 @@ class NestBuilder {
   Stmt make_loop(const StageNode& st, const IterVar& leaf, Stmt body) const {
     ForKind kind = ForKind::kSerial;
     switch (st.annotation(leaf)) {
-      case Annotation::kNone: break;
-      case Annotation::kUnroll: kind = ForKind::kUnrolled; break;
-      case Annotation::kVectorize: kind = ForKind::kVectorized; break;
-      case Annotation::kParallel: kind = ForKind::kParallel; break;
+      case Annotation::kNone:
+        break;
+      case Annotation::kUnroll:
+        kind = ForKind::kUnrolled;
+        break;
+      case Annotation::kVectorize:
+        kind = ForKind::kVectorized;
+        break;
+      case Annotation::kParallel:
+        kind = ForKind::kParallel;
+        break;
     }
     int64_t ext = bm_.at(&st).extent.at(leaf->var.id());
     Stmt loop = make_for(leaf->var, make_int(0), make_int(ext), kind, body);
@@ -202,15 +212,17 @@ class NestBuilder {
     Stmt s;
     if (const auto* split = intrin.as<IfThenElseNode>(); split && level == reset_level(st, split)) {
       // The reset/accumulate choice is decided here, outside the loops codegen folds.
-      return make_if(split->cond,
-                     update_nest(st, level, update, init, first_reduce, intrin_level, split->then_case),
-                     update_nest(st, level, update, init, first_reduce, intrin_level, split->else_case));
+      return make_if(
+          split->cond,
+          update_nest(st, level, update, init, first_reduce, intrin_level, split->then_case),
+          update_nest(st, level, update, init, first_reduce, intrin_level, split->else_case));
     }
     if (level == intrin_level) {
       // The intrinsic replaces the loops under the tensorized axis; a reduction that starts
       // inside it is initialised just before it.
       s = intrin;
-      if (init.defined() && first_reduce >= level) s = make_seq({init_nest(st, level, level, init), s});
+      if (init.defined() && first_reduce >= level)
+        s = make_seq({init_nest(st, level, level, init), s});
       return wrap_guards(s, st, level, false);
     }
     if (level == n) {
@@ -243,7 +255,8 @@ class NestBuilder {
       }
       s = make_loop(st, leaf, inner);
     }
-    if (init.defined() && level == first_reduce) s = make_seq({init_nest(st, level, level, init), s});
+    if (init.defined() && level == first_reduce)
+      s = make_seq({init_nest(st, level, level, init), s});
     return wrap_guards(s, st, level, false);
   }
 
@@ -296,11 +309,13 @@ class NestBuilder {
     if (const auto* r = b.body.as<ReduceNode>()) {
       Expr src = lower_loads(substitute(r->source, vals), st);
       if (st.intrin) {
-        intrin_level = std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(),
-                                 st.tensorize_ivar) - st.leaf_iter_vars.begin();
+        intrin_level =
+            std::find(st.leaf_iter_vars.begin(), st.leaf_iter_vars.end(), st.tensorize_ivar) -
+            st.leaf_iter_vars.begin();
         if (intrin_level == st.leaf_iter_vars.size()) {
           throw ScheduleError(str("stage '", st.name(), "': tensorize: axis '",
-                                  st.tensorize_ivar->var.name(), "' is no longer a loop of the "
+                                  st.tensorize_ivar->var.name(),
+                                  "' is no longer a loop of the "
                                   "stage (split or fused after tensorize)"));
         }
         if (r->combiner != ReduceKind::kSum || r->condition.defined()) {
@@ -341,7 +356,8 @@ class NestBuilder {
 
 }  // namespace
 
-Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds, const std::vector<ArgBinding>& args) {
+Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds,
+                  const std::vector<ArgBinding>& args) {
   NestBuilder nb(sch, bounds, args);
   return nb.build();
 }

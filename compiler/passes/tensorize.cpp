@@ -59,8 +59,10 @@ class Matcher {
     for (size_t k = level_; k < leaves.size(); ++k) {
       (leaves[k]->kind == IterKind::kReduce ? i : o) = leaves[k];
     }
-    if (!o || !i) fail("missing reduction: the loops under the axis must be one data-parallel "
-                       "loop (o) and one reduction loop (i)");
+    if (!o || !i)
+      fail(
+          "missing reduction: the loops under the axis must be one data-parallel "
+          "loop (o) and one reduction loop (i)");
     for (const IterVar& iv : {o, i}) {
       if (b_.extent.at(iv->var.id()) != kNpuLanes) {
         fail(str("loop '", iv->var.name(), "' has extent ", b_.extent.at(iv->var.id()),
@@ -69,7 +71,8 @@ class Matcher {
     }
     const auto* mul = source_.as<BinaryNode>();
     if (st_.op->dtype != DType::kInt32) {
-      fail(str("wrong dtype: the stage computes ", dtype_name(st_.op->dtype), ", the intrinsic int32"));
+      fail(str("wrong dtype: the stage computes ", dtype_name(st_.op->dtype),
+               ", the intrinsic int32"));
     }
     if (!mul || mul->kind != ExprKind::kMul) fail("the body is not a product of two inputs");
     const BufferLoadNode* x = load_of(mul->a);
@@ -126,8 +129,8 @@ class Matcher {
                     int64_t expected) const {
     int64_t c = coef_of(flat, iv->var);
     if (c != expected) {
-      fail(str("wrong stride: ", what, " moves by ", c, " element(s) per step of '",
-               iv->var.name(), "', the intrinsic needs ", expected));
+      fail(str("wrong stride: ", what, " moves by ", c, " element(s) per step of '", iv->var.name(),
+               "', the intrinsic needs ", expected));
     }
   }
   void check_scope(const Buffer& b, const char* scope, const char* what) const {

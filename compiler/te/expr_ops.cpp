@@ -8,27 +8,44 @@ namespace tessera {
 
 const char* op_symbol(ExprKind op) {
   switch (op) {
-    case ExprKind::kAdd: return "+";
-    case ExprKind::kSub: return "-";
-    case ExprKind::kMul: return "*";
-    case ExprKind::kDiv: return "/";
-    case ExprKind::kMod: return "%";
-    case ExprKind::kMin: return "min";
-    case ExprKind::kMax: return "max";
-    case ExprKind::kEQ: return "==";
-    case ExprKind::kNE: return "!=";
-    case ExprKind::kLT: return "<";
-    case ExprKind::kLE: return "<=";
-    case ExprKind::kGT: return ">";
-    case ExprKind::kGE: return ">=";
-    case ExprKind::kAnd: return "&&";
-    case ExprKind::kOr: return "||";
-    default: return "?";
+    case ExprKind::kAdd:
+      return "+";
+    case ExprKind::kSub:
+      return "-";
+    case ExprKind::kMul:
+      return "*";
+    case ExprKind::kDiv:
+      return "/";
+    case ExprKind::kMod:
+      return "%";
+    case ExprKind::kMin:
+      return "min";
+    case ExprKind::kMax:
+      return "max";
+    case ExprKind::kEQ:
+      return "==";
+    case ExprKind::kNE:
+      return "!=";
+    case ExprKind::kLT:
+      return "<";
+    case ExprKind::kLE:
+      return "<=";
+    case ExprKind::kGT:
+      return ">";
+    case ExprKind::kGE:
+      return ">=";
+    case ExprKind::kAnd:
+      return "&&";
+    case ExprKind::kOr:
+      return "||";
+    default:
+      return "?";
   }
 }
 
 Expr binary_op(ExprKind op, Expr a, Expr b) {
-  if (!a.defined() || !b.defined()) throw ExprError(str("operator ", op_symbol(op), ": missing operand"));
+  if (!a.defined() || !b.defined())
+    throw ExprError(str("operator ", op_symbol(op), ": missing operand"));
   DType ta = a.dtype(), tb = b.dtype();
   if (op == ExprKind::kAnd || op == ExprKind::kOr) {
     if (ta != DType::kBool || tb != DType::kBool) {
@@ -46,7 +63,8 @@ Expr binary_op(ExprKind op, Expr a, Expr b) {
   std::optional<DType> t = promote(ta, tb);
   if (!t) {
     throw ExprError(str("operator ", op_symbol(op), " mixes ", dtype_name(ta), " and ",
-                        dtype_name(tb), ", which would lose information; cast one side explicitly "
+                        dtype_name(tb),
+                        ", which would lose information; cast one side explicitly "
                         "(in Python x.astype(\"float64\") or te.cast(x, \"float64\"))"));
   }
   return make_binary(op, make_cast(*t, a), make_cast(*t, b));
@@ -91,8 +109,8 @@ Expr negate(Expr a) {
 
 Expr select(Expr cond, Expr t, Expr f) {
   if (cond.dtype() != DType::kBool) {
-    throw ExprError(str("select/if_then_else condition must be bool, got ",
-                        dtype_name(cond.dtype())));
+    throw ExprError(
+        str("select/if_then_else condition must be bool, got ", dtype_name(cond.dtype())));
   }
   std::optional<DType> r = promote(t.dtype(), f.dtype());
   if (!r) {
@@ -113,7 +131,8 @@ Expr requantize(Expr x, int64_t multiplier, int64_t shift, int64_t zero_point) {
   if (multiplier < int_min_of(DType::kInt32) || multiplier > int_max_of(DType::kInt32)) {
     throw ExprError(str("requantize: multiplier ", multiplier, " does not fit in int32"));
   }
-  if (shift < 0 || shift > 62) throw ExprError(str("requantize: shift ", shift, " is not in [0, 62]"));
+  if (shift < 0 || shift > 62)
+    throw ExprError(str("requantize: shift ", shift, " is not in [0, 62]"));
   if (zero_point < -128 || zero_point > 127) {
     throw ExprError(str("requantize: zero_point ", zero_point, " does not fit in int8"));
   }

@@ -27,7 +27,7 @@ Expr cast(DType t, Expr v);
 // exp, log, sqrt, tanh, sigmoid, floor, ceil (float only); abs (int or float); pow (float).
 Expr math_call(const std::string& name, std::vector<Expr> args);
 
-// The NPU's int32 -> int8 requantization (docs/npu_isa.md): 
+// The NPU's int32 -> int8 requantization (docs/npu_isa.md):
 //   clamp(((x * multiplier + 2^(shift-1)) >> shift) + zero_point, -128, 127)   (no rounding
 // term when shift = 0), computed exactly in 64 bits. x must be int32; multiplier an int32,
 // shift in [0, 62], zero_point an int8.

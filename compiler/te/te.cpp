@@ -60,7 +60,8 @@ class BodyChecker : public IRVisitor {
 Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterVar>& axis,
                     const Expr& where) {
   if (!source.defined()) throw ExprError(str(reduce_kind_name(kind), ": missing source"));
-  if (axis.empty()) throw ExprError(str(reduce_kind_name(kind), ": needs at least one reduce axis"));
+  if (axis.empty())
+    throw ExprError(str(reduce_kind_name(kind), ": needs at least one reduce axis"));
   for (const IterVar& iv : axis) {
     if (iv->kind != IterKind::kReduce) {
       throw ExprError(str(reduce_kind_name(kind), ": axis '", iv->var.name(),
@@ -122,8 +123,8 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
     std::set<uint64_t> with_reduce = allowed;
     for (const IterVar& iv : r->axis) {
       if (!with_reduce.insert(iv->var.id()).second) {
-        throw ExprError(str("compute '", name, "': reduce axis '", iv->var.name(),
-                            "' is listed twice"));
+        throw ExprError(
+            str("compute '", name, "': reduce axis '", iv->var.name(), "' is listed twice"));
       }
     }
     BodyChecker inner(name, with_reduce);

@@ -16,14 +16,22 @@ namespace {
 
 std::string numpy_format(DType t) {
   switch (t) {
-    case DType::kBool: return "?";
-    case DType::kInt8: return "b";
-    case DType::kInt16: return "h";
-    case DType::kInt32: return "i";
-    case DType::kInt64: return "q";
-    case DType::kUInt8: return "B";
-    case DType::kFloat32: return "f";
-    case DType::kFloat64: return "d";
+    case DType::kBool:
+      return "?";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kInt32:
+      return "i";
+    case DType::kInt64:
+      return "q";
+    case DType::kUInt8:
+      return "B";
+    case DType::kFloat32:
+      return "f";
+    case DType::kFloat64:
+      return "d";
   }
   return "";
 }
@@ -31,9 +39,9 @@ std::string numpy_format(DType t) {
 // A view of a numpy array (or an NDArray) as argument `index` of module `fn`.
 NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
   if (py::isinstance<NDArray>(h)) return h.cast<NDArray>();
-  std::string arg = str("argument ", index, index < mod.arg_specs().size()
-                                                ? " '" + mod.arg_specs()[index].name + "'"
-                                                : std::string());
+  std::string arg = str(
+      "argument ", index,
+      index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'" : std::string());
   if (!py::isinstance<py::array>(h)) {
     throw ArgumentError(str(mod.name(), ": ", arg, ": expected a numpy array or tessera NDArray"));
   }
@@ -81,29 +89,35 @@ void bind_runtime(py::module_& m) {
   py::class_<CpuModule>(m, "Module")
       .def_property_readonly("name", &CpuModule::name)
       .def_property_readonly("source", &CpuModule::source)
-      .def_property_readonly("arg_names", [](const CpuModule& mod) {
-        std::vector<std::string> n;
-        for (const ArgSpec& a : mod.arg_specs()) n.push_back(a.name);
-        return n;
-      })
-      .def("__call__", [](const CpuModule& mod, const py::args& args) {
-        std::vector<NDArray> arrays;
-        for (size_t i = 0; i < args.size(); ++i) arrays.push_back(as_ndarray(args[i], i, mod));
-        py::gil_scoped_release release;
-        mod.run(arrays);
-      })
+      .def_property_readonly("arg_names",
+                             [](const CpuModule& mod) {
+                               std::vector<std::string> n;
+                               for (const ArgSpec& a : mod.arg_specs()) n.push_back(a.name);
+                               return n;
+                             })
+      .def("__call__",
+           [](const CpuModule& mod, const py::args& args) {
+             std::vector<NDArray> arrays;
+             for (size_t i = 0; i < args.size(); ++i) arrays.push_back(as_ndarray(args[i], i, mod));
+             py::gil_scoped_release release;
+             mod.run(arrays);
+           })
       .def("export_library", &CpuModule::export_library);
   m.def("load_module", &CpuModule::load);
 
-  m.def("lower", [](Schedule& s, const std::vector<Tensor>& args, const std::string& name,
-                    const std::string& target) {
-    return lower(s, args, name, target);
-  }, py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
-  m.def("build", [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-                    const std::string& name) -> py::object {
-    if (target == "npu") return py::cast(build_npu(s, args, name));
-    return py::cast(build(s, args, target, name));
-  }, py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
+  m.def(
+      "lower",
+      [](Schedule& s, const std::vector<Tensor>& args, const std::string& name,
+         const std::string& target) { return lower(s, args, name, target); },
+      py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
+  m.def(
+      "build",
+      [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
+         const std::string& name) -> py::object {
+        if (target == "npu") return py::cast(build_npu(s, args, name));
+        return py::cast(build(s, args, target, name));
+      },
+      py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
 }
 
 }  // namespace tessera::python

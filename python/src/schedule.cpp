@@ -1,10 +1,11 @@
 // Python bindings for schedules: Schedule (s[C], cache_read, cache_write) and Stage primitives.
+#include "schedule/schedule.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "python/src/py_handles.h"
 #include "runtime/error.h"
-#include "schedule/schedule.h"
 
 namespace py = pybind11;
 
@@ -34,84 +35,105 @@ void bind_schedule(py::module_& m) {
   py::class_<Stage>(m, "Stage")
       .def_property_readonly("name", &Stage::name)
       .def_property_readonly("op", [](const Stage& s) { return py_op(s.node()->op); })
-      .def_property_readonly("leaf_iter_vars", [](const Stage& s) { return py_ivs(s.node()->leaf_iter_vars); })
+      .def_property_readonly("leaf_iter_vars",
+                             [](const Stage& s) { return py_ivs(s.node()->leaf_iter_vars); })
       .def_property_readonly("scope", [](const Stage& s) { return s.node()->scope; })
-      .def("split", [](Stage& s, const py::object& axis, const py::object& factor,
-                       const py::object& nparts) {
-        IterVar iv = as_iv(axis, s, "split");
-        if (factor.is_none() == nparts.is_none()) {
-          throw ScheduleError(str("stage '", s.name(), "': split: axis '", iv->var.name(),
-                                  "': give exactly one of factor= and nparts="));
-        }
-        auto r = factor.is_none() ? s.split_nparts(iv, nparts.cast<int64_t>())
-                                  : s.split(iv, factor.cast<int64_t>());
-        return py::make_tuple(py_iv(r.first), py_iv(r.second));
-      }, py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
-      .def("tile", [](Stage& s, const py::object& x, const py::object& y, int64_t xf, int64_t yf) {
-        auto r = s.tile(as_iv(x, s, "tile"), as_iv(y, s, "tile"), xf, yf);
-        return py::make_tuple(py_iv(r[0]), py_iv(r[1]), py_iv(r[2]), py_iv(r[3]));
-      }, py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
-      .def("fuse", [](Stage& s, const py::args& axes) {
-        if (axes.size() < 2) {
-          throw ScheduleError(str("stage '", s.name(), "': fuse: needs at least two axes"));
-        }
-        IterVar f = as_iv(axes[0], s, "fuse");
-        for (size_t i = 1; i < axes.size(); ++i) f = s.fuse(f, as_iv(axes[i], s, "fuse"));
-        return py_iv(f);
-      })
-      .def("reorder", [](Stage& s, const py::args& axes) {
-        std::vector<IterVar> order;
-        for (const py::handle& h : axes) order.push_back(as_iv(h, s, "reorder"));
-        s.reorder(order);
-      })
+      .def(
+          "split",
+          [](Stage& s, const py::object& axis, const py::object& factor, const py::object& nparts) {
+            IterVar iv = as_iv(axis, s, "split");
+            if (factor.is_none() == nparts.is_none()) {
+              throw ScheduleError(str("stage '", s.name(), "': split: axis '", iv->var.name(),
+                                      "': give exactly one of factor= and nparts="));
+            }
+            auto r = factor.is_none() ? s.split_nparts(iv, nparts.cast<int64_t>())
+                                      : s.split(iv, factor.cast<int64_t>());
+            return py::make_tuple(py_iv(r.first), py_iv(r.second));
+          },
+          py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
+      .def(
+          "tile",
+          [](Stage& s, const py::object& x, const py::object& y, int64_t xf, int64_t yf) {
+            auto r = s.tile(as_iv(x, s, "tile"), as_iv(y, s, "tile"), xf, yf);
+            return py::make_tuple(py_iv(r[0]), py_iv(r[1]), py_iv(r[2]), py_iv(r[3]));
+          },
+          py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
+      .def("fuse",
+           [](Stage& s, const py::args& axes) {
+             if (axes.size() < 2) {
+               throw ScheduleError(str("stage '", s.name(), "': fuse: needs at least two axes"));
+             }
+             IterVar f = as_iv(axes[0], s, "fuse");
+             for (size_t i = 1; i < axes.size(); ++i) f = s.fuse(f, as_iv(axes[i], s, "fuse"));
+             return py_iv(f);
+           })
+      .def("reorder",
+           [](Stage& s, const py::args& axes) {
+             std::vector<IterVar> order;
+             for (const py::handle& h : axes) order.push_back(as_iv(h, s, "reorder"));
+             s.reorder(order);
+           })
       .def("unroll", [](Stage& s, const py::object& a) { s.unroll(as_iv(a, s, "unroll")); })
-      .def("vectorize", [](Stage& s, const py::object& a) { s.vectorize(as_iv(a, s, "vectorize")); })
+      .def("vectorize",
+           [](Stage& s, const py::object& a) { s.vectorize(as_iv(a, s, "vectorize")); })
       .def("parallel", [](Stage& s, const py::object& a) { s.parallel(as_iv(a, s, "parallel")); })
-      .def("pragma", [](Stage& s, const py::object& a, const std::string& key, const py::object& value) {
-        s.pragma(as_iv(a, s, "pragma"), key, value.is_none() ? "" : std::string(py::str(value)));
-      }, py::arg("axis"), py::arg("key"), py::arg("value") = py::none())
-      .def("compute_at", [](Stage& s, const Stage& parent, const py::object& a) {
-        s.compute_at(parent, as_iv(a, parent, "compute_at"));
-      })
+      .def(
+          "pragma",
+          [](Stage& s, const py::object& a, const std::string& key, const py::object& value) {
+            s.pragma(as_iv(a, s, "pragma"), key,
+                     value.is_none() ? "" : std::string(py::str(value)));
+          },
+          py::arg("axis"), py::arg("key"), py::arg("value") = py::none())
+      .def("compute_at",
+           [](Stage& s, const Stage& parent, const py::object& a) {
+             s.compute_at(parent, as_iv(a, parent, "compute_at"));
+           })
       .def("compute_inline", &Stage::compute_inline)
       .def("compute_root", &Stage::compute_root)
       .def("set_scope", &Stage::set_scope)
       .def("double_buffer", &Stage::double_buffer)
-      .def("tensorize", [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {
-        s.tensorize(as_iv(a, s, "tensorize"), intrin);
-      })
+      .def("tensorize",
+           [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {
+             s.tensorize(as_iv(a, s, "tensorize"), intrin);
+           })
       .def("__repr__", [](const Stage& s) { return "Stage(" + s.name() + ")"; });
 
   py::class_<Schedule, std::shared_ptr<Schedule>>(m, "Schedule")
-      .def("__getitem__", [](Schedule& s, const py::object& t) { return s[as_op(t)]; },
-           py::keep_alive<0, 1>())
-      .def_property_readonly("stages", [](Schedule& s) {
-        std::vector<Stage> out;
-        for (const StagePtr& st : s.stages()) out.emplace_back(&s, st);
-        return out;
-      }, py::keep_alive<0, 1>())
-      .def_property_readonly("outputs", [](const Schedule& s) {
-        std::vector<Tensor> out;
-        for (const Operation& o : s.outputs()) out.emplace_back(o);
-        return out;
-      })
-      .def("cache_read", [](Schedule& s, const Tensor& t, const std::string& scope,
-                            const py::object& readers) {
-        std::vector<Operation> ops;
-        if (py::isinstance<Tensor>(readers) || py::isinstance<OperationNode>(readers)) {
-          ops.push_back(as_op(readers));
-        } else {
-          for (const py::handle& h : readers) ops.push_back(as_op(h));
-        }
-        return s.cache_read(t, scope, ops);
-      })
+      .def(
+          "__getitem__", [](Schedule& s, const py::object& t) { return s[as_op(t)]; },
+          py::keep_alive<0, 1>())
+      .def_property_readonly(
+          "stages",
+          [](Schedule& s) {
+            std::vector<Stage> out;
+            for (const StagePtr& st : s.stages()) out.emplace_back(&s, st);
+            return out;
+          },
+          py::keep_alive<0, 1>())
+      .def_property_readonly("outputs",
+                             [](const Schedule& s) {
+                               std::vector<Tensor> out;
+                               for (const Operation& o : s.outputs()) out.emplace_back(o);
+                               return out;
+                             })
+      .def("cache_read",
+           [](Schedule& s, const Tensor& t, const std::string& scope, const py::object& readers) {
+             std::vector<Operation> ops;
+             if (py::isinstance<Tensor>(readers) || py::isinstance<OperationNode>(readers)) {
+               ops.push_back(as_op(readers));
+             } else {
+               for (const py::handle& h : readers) ops.push_back(as_op(h));
+             }
+             return s.cache_read(t, scope, ops);
+           })
       .def("cache_write", &Schedule::cache_write)
       .def("__str__", &Schedule::to_string);
 
   py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")
       .def_property_readonly("name", [](const TensorIntrinNode& t) { return t.name; })
       .def("__str__", &TensorIntrinNode::to_string);
-  m.def("npu_gemm_intrin", [] { return std::const_pointer_cast<TensorIntrinNode>(npu_gemm_intrin()); });
+  m.def("npu_gemm_intrin",
+        [] { return std::const_pointer_cast<TensorIntrinNode>(npu_gemm_intrin()); });
 
   m.def("create_schedule", [](const py::object& ops) {
     std::vector<Operation> outs;

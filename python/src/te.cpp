@@ -1,11 +1,12 @@
 // Python bindings for tensor expressions: Expr (with operators), IterVar, Tensor, Operation and
 // the te functions. Python literals become "weak" constants that take the other operand's type.
+#include "compiler/te/te.h"
+
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "compiler/ir/ir_printer.h"
-#include "compiler/te/te.h"
 #include "python/src/py_handles.h"
 #include "runtime/error.h"
 
@@ -136,17 +137,22 @@ void bind_te(py::module_& m) {
       .def("same_as", &Expr::same_as);
   add_operators(expr);
   // `i == j` builds an expression, as in TVM; hashing falls back to identity.
-  expr.def("__eq__", [](const py::object& a, const py::object& b) { return binary(ExprKind::kEQ, a, b); });
-  expr.def("__ne__", [](const py::object& a, const py::object& b) { return binary(ExprKind::kNE, a, b); });
+  expr.def("__eq__",
+           [](const py::object& a, const py::object& b) { return binary(ExprKind::kEQ, a, b); });
+  expr.def("__ne__",
+           [](const py::object& a, const py::object& b) { return binary(ExprKind::kNE, a, b); });
   expr.def("__hash__", [](const Expr& e) { return reinterpret_cast<intptr_t>(e.get()); });
 
   py::class_<IterVarNode, std::shared_ptr<IterVarNode>> iv(te, "IterVar");
   iv.def_property_readonly("var", [](const IterVarNode& n) -> Expr { return n.var; })
       .def_property_readonly("name", [](const IterVarNode& n) { return n.var.name(); })
-      .def_property_readonly("dom", [](const IterVarNode& n) { return py::make_tuple(n.min, n.extent); })
+      .def_property_readonly("dom",
+                             [](const IterVarNode& n) { return py::make_tuple(n.min, n.extent); })
       .def_property_readonly("extent", [](const IterVarNode& n) { return n.extent; })
-      .def_property_readonly("is_reduce", [](const IterVarNode& n) { return n.kind == IterKind::kReduce; })
-      .def_property_readonly("dtype", [](const IterVarNode& n) { return dtype_name(n.var.dtype()); })
+      .def_property_readonly("is_reduce",
+                             [](const IterVarNode& n) { return n.kind == IterKind::kReduce; })
+      .def_property_readonly("dtype",
+                             [](const IterVarNode& n) { return dtype_name(n.var.dtype()); })
       .def("__repr__", [](const IterVarNode& n) {
         return str("IterVar(", n.var.name(), ", ", n.min, "..", n.min + n.extent, ")");
       });
@@ -155,55 +161,69 @@ void bind_te(py::module_& m) {
   py::class_<OperationNode, std::shared_ptr<OperationNode>>(te, "Operation")
       .def_property_readonly("name", [](const OperationNode& o) { return o.name; })
       .def_property_readonly("axis", [](const OperationNode& o) { return py_ivs(o.axis); })
-      .def_property_readonly("reduce_axis", [](const OperationNode& o) { return py_ivs(o.reduce_axis); })
+      .def_property_readonly("reduce_axis",
+                             [](const OperationNode& o) { return py_ivs(o.reduce_axis); })
       .def_property_readonly("body", [](const OperationNode& o) { return o.body; })
-      .def_property_readonly("input_tensors", [](const OperationNode& o) {
-        std::vector<Tensor> t;
-        for (const Operation& in : o.inputs) t.emplace_back(in);
-        return t;
-      })
-      .def("output", [](const std::shared_ptr<OperationNode>& o, int i) {
-        if (i != 0) throw ExprError(str("operation '", o->name, "' has one output (index 0)"));
-        return Tensor(o);
-      })
+      .def_property_readonly("input_tensors",
+                             [](const OperationNode& o) {
+                               std::vector<Tensor> t;
+                               for (const Operation& in : o.inputs) t.emplace_back(in);
+                               return t;
+                             })
+      .def("output",
+           [](const std::shared_ptr<OperationNode>& o, int i) {
+             if (i != 0) throw ExprError(str("operation '", o->name, "' has one output (index 0)"));
+             return Tensor(o);
+           })
       .def("__repr__", [](const OperationNode& o) { return "Operation(" + o.name + ")"; });
 
   py::class_<Tensor>(te, "Tensor")
       .def_property_readonly("op", [](const Tensor& t) { return py_op(t.op()); })
       .def_property_readonly("name", &Tensor::name)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_name(t.dtype()); })
-      .def_property_readonly("shape", [](const Tensor& t) {
-        py::tuple s(t.shape().size());
-        for (size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
-        return s;
-      })
+      .def_property_readonly("shape",
+                             [](const Tensor& t) {
+                               py::tuple s(t.shape().size());
+                               for (size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
+                               return s;
+                             })
       .def_property_readonly("ndim", &Tensor::ndim)
       .def("__getitem__", [](const Tensor& t, const py::object& key) { return t(to_indices(key)); })
-      .def("__call__", [](const Tensor& t, py::args args) {
-        std::vector<Expr> idx;
-        for (const py::handle& h : args) idx.push_back(to_expr(h));
-        return t(idx);
-      })
+      .def("__call__",
+           [](const Tensor& t, py::args args) {
+             std::vector<Expr> idx;
+             for (const py::handle& h : args) idx.push_back(to_expr(h));
+             return t(idx);
+           })
       .def("__eq__", [](const Tensor& a, const Tensor& b) { return a.op() == b.op(); })
       .def("__hash__", [](const Tensor& t) { return reinterpret_cast<intptr_t>(t.op().get()); })
       .def("__repr__", [](const Tensor& t) { return "Tensor(" + t.name() + ")"; });
 
-  te.def("placeholder", [](const std::vector<int64_t>& shape, const std::string& dtype,
-                           const std::string& name) {
-    return placeholder(shape, dtype_from(dtype), name);
-  }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder");
+  te.def(
+      "placeholder",
+      [](const std::vector<int64_t>& shape, const std::string& dtype, const std::string& name) {
+        return placeholder(shape, dtype_from(dtype), name);
+      },
+      py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder");
 
-  te.def("reduce_axis", [](const std::pair<int64_t, int64_t>& dom, const std::string& name) {
-    return py_iv(reduce_axis(dom.first, dom.second - dom.first, name));
-  }, py::arg("dom"), py::arg("name") = "rv");
+  te.def(
+      "reduce_axis",
+      [](const std::pair<int64_t, int64_t>& dom, const std::string& name) {
+        return py_iv(reduce_axis(dom.first, dom.second - dom.first, name));
+      },
+      py::arg("dom"), py::arg("name") = "rv");
 
   te.def("_compute", [](const std::vector<int64_t>& shape, const py::function& f,
                         const std::string& name, const std::vector<std::string>& axis_names) {
-    return compute(shape, [&](const std::vector<Var>& vars) {
-      py::tuple args(vars.size());
-      for (size_t i = 0; i < vars.size(); ++i) args[i] = py::cast(static_cast<const Expr&>(vars[i]));
-      return to_expr(f(*args));
-    }, name, axis_names);
+    return compute(
+        shape,
+        [&](const std::vector<Var>& vars) {
+          py::tuple args(vars.size());
+          for (size_t i = 0; i < vars.size(); ++i)
+            args[i] = py::cast(static_cast<const Expr&>(vars[i]));
+          return to_expr(f(*args));
+        },
+        name, axis_names);
   });
 
   auto reduction = [](ReduceKind k) {
@@ -217,9 +237,12 @@ void bind_te(py::module_& m) {
       Expr w = where.is_none() ? Expr() : to_expr(where);
       Expr s = to_expr(source);
       switch (k) {
-        case ReduceKind::kSum: return sum(s, axes, w);
-        case ReduceKind::kMax: return max_reduce(s, axes, w);
-        case ReduceKind::kMin: return min_reduce(s, axes, w);
+        case ReduceKind::kSum:
+          return sum(s, axes, w);
+        case ReduceKind::kMax:
+          return max_reduce(s, axes, w);
+        case ReduceKind::kMin:
+          return min_reduce(s, axes, w);
       }
       return Expr();
     };
@@ -227,12 +250,14 @@ void bind_te(py::module_& m) {
   te.def("_sum", reduction(ReduceKind::kSum));
   te.def("_max_reduce", reduction(ReduceKind::kMax));
   te.def("_min_reduce", reduction(ReduceKind::kMin));
-  te.def("_binary_max", [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
-  te.def("_binary_min", [](const py::object& a, const py::object& b) { return binary(ExprKind::kMin, a, b); });
+  te.def("_binary_max",
+         [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
+  te.def("_binary_min",
+         [](const py::object& a, const py::object& b) { return binary(ExprKind::kMin, a, b); });
   te.def("_binary", [](const std::string& op, const py::object& a, const py::object& b) {
     static const std::pair<const char*, ExprKind> kOps[] = {
-        {"and", ExprKind::kAnd}, {"or", ExprKind::kOr}, {"eq", ExprKind::kEQ},
-        {"ne", ExprKind::kNE}, {"floordiv", ExprKind::kDiv}, {"floormod", ExprKind::kMod}};
+        {"and", ExprKind::kAnd}, {"or", ExprKind::kOr},        {"eq", ExprKind::kEQ},
+        {"ne", ExprKind::kNE},   {"floordiv", ExprKind::kDiv}, {"floormod", ExprKind::kMod}};
     for (const auto& [n, k] : kOps) {
       if (op == n) return binary(k, a, b);
     }
@@ -247,21 +272,27 @@ void bind_te(py::module_& m) {
     Expr et = to_expr(t);
     return select(cond, et, to_expr(f, et.dtype()));
   });
-  te.def("const", [](const py::object& v, const std::string& dtype) {
-    DType t = dtype_from(dtype);
-    if (py::isinstance<py::float_>(v)) {
-      if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
-      return make_float(v.cast<double>(), t);
-    }
-    if (t == DType::kBool) return make_bool(v.cast<bool>());
-    return int_literal(v.cast<int64_t>(), t);
-  }, py::arg("value"), py::arg("dtype") = "int32");
+  te.def(
+      "const",
+      [](const py::object& v, const std::string& dtype) {
+        DType t = dtype_from(dtype);
+        if (py::isinstance<py::float_>(v)) {
+          if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
+          return make_float(v.cast<double>(), t);
+        }
+        if (t == DType::kBool) return make_bool(v.cast<bool>());
+        return int_literal(v.cast<int64_t>(), t);
+      },
+      py::arg("value"), py::arg("dtype") = "int32");
   te.def("cast", [](const py::object& v, const std::string& dtype) {
     return cast(dtype_from(dtype), to_expr(v));
   });
-  te.def("requantize", [](const py::object& x, int64_t multiplier, int64_t shift, int64_t zero_point) {
-    return requantize(to_expr(x), multiplier, shift, zero_point);
-  }, py::arg("x"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point") = 0);
+  te.def(
+      "requantize",
+      [](const py::object& x, int64_t multiplier, int64_t shift, int64_t zero_point) {
+        return requantize(to_expr(x), multiplier, shift, zero_point);
+      },
+      py::arg("x"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point") = 0);
   te.def("_call", [](const std::string& name, const py::args& args) {
     std::vector<Expr> a;
     for (const py::handle& h : args) a.push_back(to_expr(h));

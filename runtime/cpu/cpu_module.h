@@ -33,8 +33,8 @@ struct CompileOptions {
   // tolerance; integers are unaffected). -march=native: an exported library runs only on
   // machines like this one. (Not -fwrapv: codegen_c makes data arithmetic wrap by itself, and the
   // flag stops GCC vectorizing signed index arithmetic: 6x slower on a tiled matmul.)
-  std::vector<std::string> flags = {"-O3",   "-march=native", "-fopenmp",        "-fPIC",
-                                    "-shared",       "-std=c11",      "-ffp-contract=fast"};
+  std::vector<std::string> flags = {"-O3",     "-march=native", "-fopenmp",          "-fPIC",
+                                    "-shared", "-std=c11",      "-ffp-contract=fast"};
   // Placed after the source file on the command line.
   std::vector<std::string> link_flags = {"-lm"};
 };

@@ -32,22 +32,39 @@ int64_t eval(const Expr& e, const Env& env) {
   if (!op) return 0;
   int64_t a = eval(op->a, env), b = eval(op->b, env);
   switch (e.kind()) {
-    case ExprKind::kAdd: return a + b;
-    case ExprKind::kSub: return a - b;
-    case ExprKind::kMul: return a * b;
-    case ExprKind::kDiv: return fdiv(a, b);
-    case ExprKind::kMod: return a - fdiv(a, b) * b;
-    case ExprKind::kMin: return std::min(a, b);
-    case ExprKind::kMax: return std::max(a, b);
-    case ExprKind::kEQ: return a == b;
-    case ExprKind::kNE: return a != b;
-    case ExprKind::kLT: return a < b;
-    case ExprKind::kLE: return a <= b;
-    case ExprKind::kGT: return a > b;
-    case ExprKind::kGE: return a >= b;
-    case ExprKind::kAnd: return a && b;
-    case ExprKind::kOr: return a || b;
-    default: ADD_FAILURE() << "unexpected kind"; return 0;
+    case ExprKind::kAdd:
+      return a + b;
+    case ExprKind::kSub:
+      return a - b;
+    case ExprKind::kMul:
+      return a * b;
+    case ExprKind::kDiv:
+      return fdiv(a, b);
+    case ExprKind::kMod:
+      return a - fdiv(a, b) * b;
+    case ExprKind::kMin:
+      return std::min(a, b);
+    case ExprKind::kMax:
+      return std::max(a, b);
+    case ExprKind::kEQ:
+      return a == b;
+    case ExprKind::kNE:
+      return a != b;
+    case ExprKind::kLT:
+      return a < b;
+    case ExprKind::kLE:
+      return a <= b;
+    case ExprKind::kGT:
+      return a > b;
+    case ExprKind::kGE:
+      return a >= b;
+    case ExprKind::kAnd:
+      return a && b;
+    case ExprKind::kOr:
+      return a || b;
+    default:
+      ADD_FAILURE() << "unexpected kind";
+      return 0;
   }
 }
 
@@ -90,13 +107,20 @@ class StmtGen {
     if (depth == 0) return leaf();
     Expr a = index(depth - 1);
     switch (pick(0, 6)) {
-      case 0: return a + index(depth - 1);
-      case 1: return a - index(depth - 1);
-      case 2: return a * static_cast<int>(pick(-3, 8));
-      case 3: return a / static_cast<int>(pick(1, 8));
-      case 4: return a % static_cast<int>(pick(1, 8));
-      case 5: return min(a, index(depth - 1));
-      default: return max(a, index(depth - 1));
+      case 0:
+        return a + index(depth - 1);
+      case 1:
+        return a - index(depth - 1);
+      case 2:
+        return a * static_cast<int>(pick(-3, 8));
+      case 3:
+        return a / static_cast<int>(pick(1, 8));
+      case 4:
+        return a % static_cast<int>(pick(1, 8));
+      case 5:
+        return min(a, index(depth - 1));
+      default:
+        return max(a, index(depth - 1));
     }
   }
   Expr cond() {
@@ -115,9 +139,15 @@ class StmtGen {
         Expr mn = pick(0, 3) == 0 ? index(1) : Expr(static_cast<int>(pick(0, 3)));
         Expr ext;
         switch (pick(0, 4)) {
-          case 0: ext = Expr(static_cast<int>(pick(0, 1))); break;
-          case 1: ext = min(Expr(static_cast<int>(pick(1, 6))), index(1)); break;
-          default: ext = Expr(static_cast<int>(pick(2, 5))); break;
+          case 0:
+            ext = Expr(static_cast<int>(pick(0, 1)));
+            break;
+          case 1:
+            ext = min(Expr(static_cast<int>(pick(1, 6))), index(1));
+            break;
+          default:
+            ext = Expr(static_cast<int>(pick(2, 5)));
+            break;
         }
         vars_.push_back(v);
         Stmt body = stmt(depth - 1);
@@ -136,8 +166,10 @@ class StmtGen {
         vars_.pop_back();
         return make_let(v, value, body);
       }
-      case 4: return make_store(buf_, {index(2)}, index(2));
-      default: return make_seq({stmt(depth - 1), stmt(depth - 1)});
+      case 4:
+        return make_store(buf_, {index(2)}, index(2));
+      default:
+        return make_seq({stmt(depth - 1), stmt(depth - 1)});
     }
   }
 

@@ -30,11 +30,16 @@ int64_t fmod(int64_t a, int64_t b) { return a - fdiv(a, b) * b; }
 // the expression away: index arithmetic is assumed not to overflow).
 int64_t wrap(int64_t v, DType t) {
   switch (t) {
-    case DType::kInt8: return static_cast<int8_t>(static_cast<uint8_t>(v & 0xff));
-    case DType::kUInt8: return v & 0xff;
-    case DType::kInt16: return static_cast<int16_t>(static_cast<uint16_t>(v & 0xffff));
-    case DType::kBool: return v != 0;
-    default: return v;
+    case DType::kInt8:
+      return static_cast<int8_t>(static_cast<uint8_t>(v & 0xff));
+    case DType::kUInt8:
+      return v & 0xff;
+    case DType::kInt16:
+      return static_cast<int16_t>(static_cast<uint16_t>(v & 0xffff));
+    case DType::kBool:
+      return v != 0;
+    default:
+      return v;
   }
 }
 int64_t eval(const Expr& e, const std::map<uint64_t, int64_t>& env, bool* too_big) {
@@ -42,29 +47,54 @@ int64_t eval(const Expr& e, const std::map<uint64_t, int64_t>& env, bool* too_bi
   int64_t r = 0;
   if (const auto* i = e.as<IntImmNode>()) return wrap(i->value, e.dtype());
   if (const auto* v = e.as<VarNode>()) return env.at(v->id);
-  if (const auto* s = e.as<SelectNode>()) return ev(s->cond) ? ev(s->true_value) : ev(s->false_value);
+  if (const auto* s = e.as<SelectNode>())
+    return ev(s->cond) ? ev(s->true_value) : ev(s->false_value);
   if (const auto* n = e.as<NotNode>()) return !ev(n->a);
   const auto* op = e.as<BinaryNode>();
   if (!op) ADD_FAILURE() << "unexpected node in " << to_string(e);
   if (!op) return 0;
   int64_t a = ev(op->a), b = ev(op->b);
   switch (e.kind()) {
-    case ExprKind::kAdd: r = a + b; break;
-    case ExprKind::kSub: r = a - b; break;
-    case ExprKind::kMul: r = a * b; break;
-    case ExprKind::kDiv: r = fdiv(a, b); break;
-    case ExprKind::kMod: r = fmod(a, b); break;
-    case ExprKind::kMin: r = std::min(a, b); break;
-    case ExprKind::kMax: r = std::max(a, b); break;
-    case ExprKind::kEQ: return a == b;
-    case ExprKind::kNE: return a != b;
-    case ExprKind::kLT: return a < b;
-    case ExprKind::kLE: return a <= b;
-    case ExprKind::kGT: return a > b;
-    case ExprKind::kGE: return a >= b;
-    case ExprKind::kAnd: return a && b;
-    case ExprKind::kOr: return a || b;
-    default: ADD_FAILURE() << "unexpected kind"; return 0;
+    case ExprKind::kAdd:
+      r = a + b;
+      break;
+    case ExprKind::kSub:
+      r = a - b;
+      break;
+    case ExprKind::kMul:
+      r = a * b;
+      break;
+    case ExprKind::kDiv:
+      r = fdiv(a, b);
+      break;
+    case ExprKind::kMod:
+      r = fmod(a, b);
+      break;
+    case ExprKind::kMin:
+      r = std::min(a, b);
+      break;
+    case ExprKind::kMax:
+      r = std::max(a, b);
+      break;
+    case ExprKind::kEQ:
+      return a == b;
+    case ExprKind::kNE:
+      return a != b;
+    case ExprKind::kLT:
+      return a < b;
+    case ExprKind::kLE:
+      return a <= b;
+    case ExprKind::kGT:
+      return a > b;
+    case ExprKind::kGE:
+      return a >= b;
+    case ExprKind::kAnd:
+      return a && b;
+    case ExprKind::kOr:
+      return a || b;
+    default:
+      ADD_FAILURE() << "unexpected kind";
+      return 0;
   }
   if (e.dtype() == DType::kInt32 && (r > (1 << 20) || r < -(1 << 20))) *too_big = true;
   return wrap(r, e.dtype());
@@ -86,14 +116,25 @@ class Gen {
     }
     Expr a = expr(depth - 1);
     switch (pick(0, 10)) {
-      case 0: case 1: return a + expr(depth - 1);
-      case 2: return a - expr(depth - 1);
-      case 3: return a * (pick(0, 1) ? constant(-4, 8) : expr(depth - 1));
-      case 4: case 5: return a / nonzero();
-      case 6: case 7: return a % nonzero();
-      case 8: return min(a, expr(depth - 1));
-      case 9: return max(a, expr(depth - 1));
-      default: return make_select(cond(depth - 1), a, expr(depth - 1));
+      case 0:
+      case 1:
+        return a + expr(depth - 1);
+      case 2:
+        return a - expr(depth - 1);
+      case 3:
+        return a * (pick(0, 1) ? constant(-4, 8) : expr(depth - 1));
+      case 4:
+      case 5:
+        return a / nonzero();
+      case 6:
+      case 7:
+        return a % nonzero();
+      case 8:
+        return min(a, expr(depth - 1));
+      case 9:
+        return max(a, expr(depth - 1));
+      default:
+        return make_select(cond(depth - 1), a, expr(depth - 1));
     }
   }
 
@@ -102,10 +143,14 @@ class Gen {
     ExprKind k = static_cast<ExprKind>(static_cast<int>(ExprKind::kEQ) + pick(0, 5));
     Expr c = make_binary(k, a, b);
     switch (pick(0, 5)) {
-      case 0: return make_not(c);
-      case 1: return make_binary(ExprKind::kAnd, c, cond(depth > 0 ? depth - 1 : 0));
-      case 2: return make_binary(ExprKind::kOr, c, cond(depth > 0 ? depth - 1 : 0));
-      default: return c;
+      case 0:
+        return make_not(c);
+      case 1:
+        return make_binary(ExprKind::kAnd, c, cond(depth > 0 ? depth - 1 : 0));
+      case 2:
+        return make_binary(ExprKind::kOr, c, cond(depth > 0 ? depth - 1 : 0));
+      default:
+        return c;
     }
   }
 
@@ -117,8 +162,8 @@ class Gen {
 
 // Calls f(env) for every point of the box.
 template <typename F>
-void for_each_point(const std::vector<Var>& vars, const std::vector<std::pair<int64_t, int64_t>>& box,
-                    F f) {
+void for_each_point(const std::vector<Var>& vars,
+                    const std::vector<std::pair<int64_t, int64_t>>& box, F f) {
   std::map<uint64_t, int64_t> env;
   std::function<void(size_t)> rec = [&](size_t i) {
     if (i == vars.size()) return f(env);
@@ -175,7 +220,8 @@ TEST(ArithRandom, SimplifiedIntegerExpressionsKeepTheirValueAndStayInBounds) {
     for_each_point(c.vars, c.box, [&](const auto& env) {
       bool big = false;
       int64_t v = eval(e, env, &big);
-      ASSERT_EQ(eval(s_all, env, &big), v) << to_string(e) << "\n  with ranges -> " << to_string(s_all);
+      ASSERT_EQ(eval(s_all, env, &big), v)
+          << to_string(e) << "\n  with ranges -> " << to_string(s_all);
       ASSERT_EQ(eval(s_none, env, &big), v) << to_string(e) << "\n  -> " << to_string(s_none);
       ASSERT_TRUE(contains(iv_all.min, true, v, env) && contains(iv_all.max, false, v, env))
           << to_string(e) << " = " << v;
@@ -230,7 +276,8 @@ TEST(ArithRandom, NarrowIntegerExpressionsKeepTheirWrappedValue) {
       for_each_point(c.vars, c.box, [&](const auto& env) {
         bool big = false;
         int64_t v = eval(e, env, &big);
-        ASSERT_EQ(eval(s, env, &big), v) << dtype_name(t) << ": " << to_string(e) << "\n  -> " << to_string(s);
+        ASSERT_EQ(eval(s, env, &big), v)
+            << dtype_name(t) << ": " << to_string(e) << "\n  -> " << to_string(s);
         ASSERT_TRUE((!lo || *lo <= v) && (!hi || v <= *hi)) << to_string(e) << " = " << v;
       });
       if (HasFatalFailure()) return;
@@ -256,14 +303,22 @@ class MixedGen {
     if (depth == 0 || pick(5) == 0) return leaf(t);
     Expr a = of(t, depth - 1);
     switch (pick(9)) {
-      case 0: return make_binary(ExprKind::kAdd, a, of(t, depth - 1));
-      case 1: return make_binary(ExprKind::kSub, a, of(t, depth - 1));
-      case 2: return make_binary(ExprKind::kMul, a, of(t, depth - 1));
-      case 3: return make_binary(ExprKind::kDiv, a, of(t, depth - 1));  // may divide by zero
-      case 4: return make_binary(ExprKind::kMod, a, leaf(t));
-      case 5: return make_binary(pick(2) ? ExprKind::kMin : ExprKind::kMax, a, of(t, depth - 1));
-      case 6: return make_select(cond(depth - 1), a, of(t, depth - 1));
-      case 7: return make_cast(t, of(kTypes[pick(5)], depth - 1));
+      case 0:
+        return make_binary(ExprKind::kAdd, a, of(t, depth - 1));
+      case 1:
+        return make_binary(ExprKind::kSub, a, of(t, depth - 1));
+      case 2:
+        return make_binary(ExprKind::kMul, a, of(t, depth - 1));
+      case 3:
+        return make_binary(ExprKind::kDiv, a, of(t, depth - 1));  // may divide by zero
+      case 4:
+        return make_binary(ExprKind::kMod, a, leaf(t));
+      case 5:
+        return make_binary(pick(2) ? ExprKind::kMin : ExprKind::kMax, a, of(t, depth - 1));
+      case 6:
+        return make_select(cond(depth - 1), a, of(t, depth - 1));
+      case 7:
+        return make_cast(t, of(kTypes[pick(5)], depth - 1));
       default: {
         if (is_float(t) && pick(2)) return make_call(t, "exp", {a});
         Expr load = make_buffer_load(buffers_[pick(3)], {of(kIndexType, depth - 1)});
@@ -276,10 +331,14 @@ class MixedGen {
     Expr c = make_binary(static_cast<ExprKind>(static_cast<int>(ExprKind::kEQ) + pick(6)),
                          of(t, depth > 0 ? depth - 1 : 0), of(t, depth > 0 ? depth - 1 : 0));
     switch (pick(4)) {
-      case 0: return make_not(c);
-      case 1: return make_binary(ExprKind::kAnd, c, make_bool(pick(2)));
-      case 2: return make_binary(ExprKind::kOr, c, depth > 0 ? cond(depth - 1) : make_bool(false));
-      default: return c;
+      case 0:
+        return make_not(c);
+      case 1:
+        return make_binary(ExprKind::kAnd, c, make_bool(pick(2)));
+      case 2:
+        return make_binary(ExprKind::kOr, c, depth > 0 ? cond(depth - 1) : make_bool(false));
+      default:
+        return c;
     }
   }
   Expr leaf(DType t) {

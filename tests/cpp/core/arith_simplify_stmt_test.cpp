@@ -41,18 +41,19 @@ TEST(SimplifyStmt, GuardThatIsNeverTrueRemovesTheBody) {
 TEST(SimplifyStmt, FalseGuardWithElseKeepsElse) {
   Var i("i");
   Buffer a = make_buffer("A", DType::kFloat32, {8});
-  Stmt s = make_for(i, 0, 8, ForKind::kSerial,
-                    make_if(i > 20, make_store(a, {i}, make_float(1.0)),
-                            make_store(a, {i}, make_float(2.0))));
-  EXPECT_EQ(to_string(simplify(s)), to_string(make_for(i, 0, 8, ForKind::kSerial,
-                                                       make_store(a, {i}, make_float(2.0)))));
+  Stmt s = make_for(
+      i, 0, 8, ForKind::kSerial,
+      make_if(i > 20, make_store(a, {i}, make_float(1.0)), make_store(a, {i}, make_float(2.0))));
+  EXPECT_EQ(to_string(simplify(s)),
+            to_string(make_for(i, 0, 8, ForKind::kSerial, make_store(a, {i}, make_float(2.0)))));
 }
 
 TEST(SimplifyStmt, LoopOfExtentOneIsReplacedByItsBodyAtMin) {
   Var i("i"), j("j");
   Buffer a = make_buffer("A", DType::kFloat32, {64});
-  Stmt s = make_for(i, 3, 1, ForKind::kSerial,
-                    make_for(j, 0, 8, ForKind::kSerial, make_store(a, {i * 8 + j}, make_float(1.0))));
+  Stmt s =
+      make_for(i, 3, 1, ForKind::kSerial,
+               make_for(j, 0, 8, ForKind::kSerial, make_store(a, {i * 8 + j}, make_float(1.0))));
   Stmt expected = make_for(j, 0, 8, ForKind::kSerial, make_store(a, {j + 24}, make_float(1.0)));
   EXPECT_EQ(to_string(simplify(s)), to_string(expected));
 }
@@ -61,7 +62,8 @@ TEST(SimplifyStmt, LoopOfExtentZeroVanishes) {
   Var i("i"), j("j");
   Buffer a = make_buffer("A", DType::kFloat32, {8});
   Stmt keep = make_for(j, 0, 8, ForKind::kSerial, make_store(a, {j}, make_float(2.0)));
-  Stmt s = make_seq({make_for(i, 0, 0, ForKind::kSerial, make_store(a, {i}, make_float(1.0))), keep});
+  Stmt s =
+      make_seq({make_for(i, 0, 0, ForKind::kSerial, make_store(a, {i}, make_float(1.0))), keep});
   EXPECT_EQ(to_string(simplify(s)), to_string(keep));
 }
 
@@ -69,7 +71,8 @@ TEST(SimplifyStmt, LoopWhoseExtentRangesProveNonPositiveVanishes) {
   Var io("io"), i("i");
   Buffer a = make_buffer("A", DType::kFloat32, {8});
   // extent 4 - io*8 <= 0 for io in [1, 3]
-  Stmt inner = make_for(i, 0, Expr(4) - io * 8, ForKind::kSerial, make_store(a, {i}, make_float(1.0)));
+  Stmt inner =
+      make_for(i, 0, Expr(4) - io * 8, ForKind::kSerial, make_store(a, {i}, make_float(1.0)));
   EXPECT_FALSE(simplify(make_for(io, 1, 3, ForKind::kSerial, inner)).defined());
 }
 
@@ -111,7 +114,8 @@ TEST(SimplifyStmt, EmptyAllocationAndAttributeVanish) {
   Buffer a = make_buffer("A", DType::kFloat32, {8});
   Buffer t = make_buffer("T", DType::kFloat32, {8}, "local");
   Stmt s = make_allocate(
-      t, make_attr("produce", "T", make_for(i, 0, 0, ForKind::kSerial, make_store(t, {i}, make_float(0)))));
+      t, make_attr("produce", "T",
+                   make_for(i, 0, 0, ForKind::kSerial, make_store(t, {i}, make_float(0)))));
   EXPECT_FALSE(simplify(s).defined());
 }
 

@@ -136,7 +136,8 @@ TEST(Simplify, IntegerDataArithmeticKeepsItsShape) {
   Var i("i");
   Buffer c = make_buffer("C", DType::kInt32, {8}), a = make_buffer("A", DType::kInt8, {8});
   Expr acc = make_buffer_load(c, {i});
-  Expr prod = make_cast(DType::kInt32, make_buffer_load(a, {i})) * make_cast(DType::kInt32, make_buffer_load(a, {i + 0}));
+  Expr prod = make_cast(DType::kInt32, make_buffer_load(a, {i})) *
+              make_cast(DType::kInt32, make_buffer_load(a, {i + 0}));
   EXPECT_EQ(simp(acc + prod), "(C[i] + (int32(A[i]) * int32(A[i])))");
   EXPECT_EQ(simp(acc * 1 + 0), "C[i]");
   EXPECT_EQ(simp(acc - acc), "0");
@@ -309,8 +310,7 @@ TEST(Simplify, CanProveUsesRanges) {
 TEST(Simplify, SymbolicLoopBoundIsUsedInsideSums) {
   Var io("io"), ii("ii");
   // ii < min(32, 100 - io*32), so io*32 + ii < 100 whatever io is.
-  VarRanges r{{io, Interval::range(0, 4)},
-              {ii, {Expr(0), min(Expr(32), Expr(100) - io * 32) - 1}}};
+  VarRanges r{{io, Interval::range(0, 4)}, {ii, {Expr(0), min(Expr(32), Expr(100) - io * 32) - 1}}};
   EXPECT_TRUE(can_prove(io * 32 + ii < 100, r));
 }
 

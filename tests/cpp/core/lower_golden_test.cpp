@@ -15,9 +15,12 @@ struct Elementwise {
 // B[i, j] = A[i, j] * 2
 Elementwise elementwise(int64_t m, int64_t n) {
   Tensor A = placeholder({m, n}, DType::kFloat32, "A");
-  Tensor B = compute({m, n}, [&](const std::vector<Var>& i) {
-    return binary_op(ExprKind::kMul, A({i[0], i[1]}), float_literal(2.0, DType::kFloat32));
-  }, "B", {"i", "j"});
+  Tensor B = compute(
+      {m, n},
+      [&](const std::vector<Var>& i) {
+        return binary_op(ExprKind::kMul, A({i[0], i[1]}), float_literal(2.0, DType::kFloat32));
+      },
+      "B", {"i", "j"});
   return {A, B};
 }
 
@@ -32,7 +35,8 @@ TEST(LowerGolden, SplitMakesOuterAndInnerLoops) {
             "  for (i.outer, 0, 2) {\n"
             "    for (i.inner, 0, 4) {\n"
             "      for (j, 0, 6) {\n"
-            "        B[((j + (i.outer * 24)) + (i.inner * 6))] = (A[((j + (i.outer * 24)) + (i.inner * 6))] * 2.0f)\n"
+            "        B[((j + (i.outer * 24)) + (i.inner * 6))] = (A[((j + (i.outer * 24)) + "
+            "(i.inner * 6))] * 2.0f)\n"
             "      }\n"
             "    }\n"
             "  }\n"
@@ -52,7 +56,8 @@ TEST(LowerGolden, NonDivisibleSplitGuardsTheTail) {
             "    for (i.inner, 0, 4) {\n"
             "      if (((i.outer * 4) + i.inner) < 10) {\n"
             "        for (j, 0, 6) {\n"
-            "          B[((j + (i.outer * 24)) + (i.inner * 6))] = (A[((j + (i.outer * 24)) + (i.inner * 6))] * 2.0f)\n"
+            "          B[((j + (i.outer * 24)) + (i.inner * 6))] = (A[((j + (i.outer * 24)) + "
+            "(i.inner * 6))] * 2.0f)\n"
             "        }\n"
             "      }\n"
             "    }\n"
@@ -95,12 +100,17 @@ TEST(LowerGolden, ReorderSwapsLoops) {
 // B[i, j + 2] for j < 4) in a local buffer of 1 x 6, allocated inside the loop.
 TEST(LowerGolden, ComputeAtComputesTheRegionOneIterationNeeds) {
   Tensor A = placeholder({8, 6}, DType::kFloat32, "A");
-  Tensor B = compute({8, 6}, [&](const std::vector<Var>& i) {
-    return binary_op(ExprKind::kAdd, A({i[0], i[1]}), float_literal(1.0, DType::kFloat32));
-  }, "B", {"i", "j"});
-  Tensor C = compute({8, 4}, [&](const std::vector<Var>& i) {
-    return binary_op(ExprKind::kAdd, B({i[0], i[1]}), B({i[0], i[1] + 2}));
-  }, "C", {"i", "j"});
+  Tensor B = compute(
+      {8, 6},
+      [&](const std::vector<Var>& i) {
+        return binary_op(ExprKind::kAdd, A({i[0], i[1]}), float_literal(1.0, DType::kFloat32));
+      },
+      "B", {"i", "j"});
+  Tensor C = compute({8, 4},
+                     [&](const std::vector<Var>& i) {
+                       return binary_op(ExprKind::kAdd, B({i[0], i[1]}), B({i[0], i[1] + 2}));
+                     },
+                     "C", {"i", "j"});
   auto s = create_schedule({C.op()});
   (*s)[B].compute_at((*s)[C], C.op()->axis[0]);
   EXPECT_EQ(to_string(lower(*s, {A, C}, "compute_at")),
@@ -124,7 +134,10 @@ TEST(LowerGolden, ComputeAtComputesTheRegionOneIterationNeeds) {
 TEST(LowerGolden, ReductionInitSitsOutsideTheFirstReductionLoop) {
   Tensor A = placeholder({4, 5}, DType::kInt32, "A");
   IterVar k = reduce_axis(0, 5, "k");
-  Tensor R = compute({4}, [&](const std::vector<Var>& i) { return sum(A({i[0], k->var}), {k}); },
+  Tensor R = compute({4},
+                     [&](const std::vector<Var>& i) {
+                       return sum(A({i[0], k->var}), {k});
+                     },
                      "R", {"i"});
   auto s = create_schedule({R.op()});
   EXPECT_EQ(to_string(lower(*s, {A, R}, "rowsum")),

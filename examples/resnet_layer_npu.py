@@ -4,13 +4,12 @@ int8 data, checked bit-exact against numpy, and timed against the roofline bound
 import numpy as np
 
 import tessera
-from tessera import _tessera
 from tessera import npu_layout as L
 
 C, H, W, K, R, S, STRIDE, PAD = 128, 28, 28, 128, 3, 3, 1, 1
 MULT, SHIFT = 1 << 14, 22
 
-op = _tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=STRIDE, pad=PAD,
+op = tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=STRIDE, pad=PAD,
                              multiplier=MULT, shift=SHIFT, relu=True)
 f = tessera.build(op.schedule, op.args, target="npu", name="l2_3x3")
 

@@ -23,7 +23,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 import tessera  # noqa: E402
-from tessera import _tessera  # noqa: E402
 from tessera import npu_layout as L  # noqa: E402
 
 MULT, SHIFT = 1 << 14, 22   # a requantization that keeps outputs in range for random data
@@ -69,7 +68,7 @@ def run_layer(wl, rng):
             a = im2col(x, R, S, wl["stride"], wl["pad"])
             w = wt.reshape(K_, C * R * S)
             M, K, N = a.shape[0], a.shape[1], K_
-        op = _tessera.npu_ops.dense(M=M, K=K, N=N, multiplier=MULT, shift=SHIFT)
+        op = tessera.npu_ops.dense(M=M, K=K, N=N, multiplier=MULT, shift=SHIFT)
         f = tessera.build(op.schedule, op.args, target="npu", name=wl["id"])
         y = np.zeros((M, (N + 15) // 16, 16), np.int8)
         f(L.pack_dense_input(a), L.pack_dense_weight(w), y)
@@ -84,9 +83,9 @@ def run_layer(wl, rng):
         params = f"dense M={M} K={K} N={N}"
     else:
         C, H, W, K, R, S = wl["C"], wl["H"], wl["W"], wl["K"], wl["R"], wl["S"]
-        p = _tessera.npu_ops.conv2d_default_params(C=C, H=H, W=W, K=K, R=R, S=S,
+        p = tessera.npu_ops.conv2d_default_params(C=C, H=H, W=W, K=K, R=R, S=S,
                                                    stride=wl["stride"], pad=wl["pad"])
-        op = _tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=wl["stride"],
+        op = tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=wl["stride"],
                                      pad=wl["pad"], multiplier=MULT, shift=SHIFT)
         f = tessera.build(op.schedule, op.args, target="npu", name=wl["id"])
         x = rng.integers(-128, 128, (C, H, W), dtype=np.int8)
@@ -115,7 +114,7 @@ def double_buffer_row():
     double buffering."""
     out = {}
     for db in (True, False):
-        op = _tessera.npu_ops.dense(M=1024, K=512, N=16, multiplier=MULT, shift=SHIFT,
+        op = tessera.npu_ops.dense(M=1024, K=512, N=16, multiplier=MULT, shift=SHIFT,
                                     double_buffer=db)
         out[db] = tessera.build(op.schedule, op.args, target="npu").timing()["cycles"]
     return out

@@ -5,8 +5,11 @@ The package is thin: the logic lives in the C++ core (the _tessera extension mod
     from tessera import te
     s = te.create_schedule(C.op)
     print(tessera.lower(s, [A, B, C]))
-    f = tessera.build(s, [A, B, C], target="c")
+    f = tessera.build(s, [A, B, C], target="c")      # or target="npu" (tensorized schedules)
     f(a, b, c)
+
+The NPU operator library: tessera.npu_ops (dense, conv2d, depthwise_conv2d, max_pool2d, add),
+its layouts: tessera.npu_layout; the MAC-array intrinsic for tensorize: tessera.npu_gemm_intrin().
 """
 import os as _os
 
@@ -20,9 +23,10 @@ from . import _tessera  # noqa: E402
 from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerError, TargetError,
                        KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
-from . import te, nd
+from ._tessera import npu_ops, npu_gemm_intrin, TensorIntrin
+from . import te, nd, npu_layout
 
-__all__ = ["te", "nd", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
+__all__ = ["te", "nd", "npu_layout", "npu_ops", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
            "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
            "RuntimeError", "InternalError"]

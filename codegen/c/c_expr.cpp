@@ -65,36 +65,8 @@ std::string float_literal(double v, DType t) {
   return t == DType::kFloat32 ? s : "((double)" + s + ")";
 }
 
-const char* c_operator(ExprKind k) {
-  switch (k) {
-    case ExprKind::kAdd:
-      return " + ";
-    case ExprKind::kSub:
-      return " - ";
-    case ExprKind::kMul:
-      return " * ";
-    case ExprKind::kDiv:
-      return " / ";
-    case ExprKind::kEQ:
-      return " == ";
-    case ExprKind::kNE:
-      return " != ";
-    case ExprKind::kLT:
-      return " < ";
-    case ExprKind::kLE:
-      return " <= ";
-    case ExprKind::kGT:
-      return " > ";
-    case ExprKind::kGE:
-      return " >= ";
-    case ExprKind::kAnd:
-      return " && ";
-    case ExprKind::kOr:
-      return " || ";
-    default:
-      return nullptr;
-  }
-}
+// " + ", " == ", ...: integer Div and every Mod are handled above (floor semantics).
+std::string c_operator(ExprKind k) { return std::string(" ") + infix_symbol(k) + " "; }
 
 std::string call_helper(CHelper h, DType t, const std::vector<std::string>& args,
                         CEmitContext& ctx) {

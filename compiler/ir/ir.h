@@ -395,6 +395,9 @@ Expr max(Expr a, Expr b);
 const int64_t* as_const_int(const Expr& e);
 bool is_const_int(const Expr& e, int64_t value);
 
+// The infix symbol of a binary operator ("+", "%", "==", "&&"); nullptr for min, max and
+// non-binary kinds. The printer, the C backend and error messages share it.
+const char* infix_symbol(ExprKind k);
 const char* for_kind_name(ForKind k);
 const char* reduce_kind_name(ReduceKind k);
 

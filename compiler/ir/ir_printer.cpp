@@ -47,38 +47,6 @@ std::string format_float(double v, DType t) {
 
 namespace {
 
-const char* binary_symbol(ExprKind k) {
-  switch (k) {
-    case ExprKind::kAdd:
-      return " + ";
-    case ExprKind::kSub:
-      return " - ";
-    case ExprKind::kMul:
-      return " * ";
-    case ExprKind::kDiv:
-      return " / ";
-    case ExprKind::kMod:
-      return " % ";
-    case ExprKind::kEQ:
-      return " == ";
-    case ExprKind::kNE:
-      return " != ";
-    case ExprKind::kLT:
-      return " < ";
-    case ExprKind::kLE:
-      return " <= ";
-    case ExprKind::kGT:
-      return " > ";
-    case ExprKind::kGE:
-      return " >= ";
-    case ExprKind::kAnd:
-      return " && ";
-    case ExprKind::kOr:
-      return " || ";
-    default:
-      return nullptr;
-  }
-}
 
 class Printer : public IRVisitor {
  public:
@@ -114,10 +82,10 @@ class Printer : public IRVisitor {
     os_ << ")";
   }
   void binary(const BinaryNode* op) {
-    if (const char* sym = binary_symbol(op->kind)) {
+    if (const char* sym = infix_symbol(op->kind)) {
       os_ << "(";
       visit(op->a);
-      os_ << sym;
+      os_ << " " << sym << " ";
       visit(op->b);
       os_ << ")";
     } else {

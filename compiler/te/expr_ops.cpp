@@ -7,40 +7,8 @@
 namespace tessera {
 
 const char* op_symbol(ExprKind op) {
-  switch (op) {
-    case ExprKind::kAdd:
-      return "+";
-    case ExprKind::kSub:
-      return "-";
-    case ExprKind::kMul:
-      return "*";
-    case ExprKind::kDiv:
-      return "/";
-    case ExprKind::kMod:
-      return "%";
-    case ExprKind::kMin:
-      return "min";
-    case ExprKind::kMax:
-      return "max";
-    case ExprKind::kEQ:
-      return "==";
-    case ExprKind::kNE:
-      return "!=";
-    case ExprKind::kLT:
-      return "<";
-    case ExprKind::kLE:
-      return "<=";
-    case ExprKind::kGT:
-      return ">";
-    case ExprKind::kGE:
-      return ">=";
-    case ExprKind::kAnd:
-      return "&&";
-    case ExprKind::kOr:
-      return "||";
-    default:
-      return "?";
-  }
+  if (const char* sym = infix_symbol(op)) return sym;
+  return op == ExprKind::kMin ? "min" : op == ExprKind::kMax ? "max" : "?";
 }
 
 Expr binary_op(ExprKind op, Expr a, Expr b) {

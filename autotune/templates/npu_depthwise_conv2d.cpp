@@ -12,20 +12,10 @@ NpuOp npu_depthwise_conv2d(const Conv2dShape& sh, const Requant& q,
                         " (one output channel per input channel)"));
   }
   const int64_t CB = ceil_div(sh.C, kNpuLanes);
-  const int64_t OH = sh.OH(), OW = sh.OW(), Hp = sh.H + 2 * sh.pad, Wp = sh.W + 2 * sh.pad;
+  const int64_t OH = sh.OH(), OW = sh.OW();
   Tensor X = placeholder({CB, sh.H, sh.W, kNpuLanes}, DType::kInt8, "X");
   Tensor W = placeholder({CB, sh.R, sh.S, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
-  Expr pad = make_int(sh.pad);
-  Tensor P = compute({CB, Hp, Wp, kNpuLanes},
-                     [&](const std::vector<Var>& v) {
-                       Expr inside = binary_op(
-                           ExprKind::kAnd,
-                           binary_op(ExprKind::kAnd, v[1] >= pad, v[1] < make_int(sh.H + sh.pad)),
-                           binary_op(ExprKind::kAnd, v[2] >= pad, v[2] < make_int(sh.W + sh.pad)));
-                       return select(inside, X({v[0], v[1] - pad, v[2] - pad, v[3]}),
-                                     int_literal(0, DType::kInt8));
-                     },
-                     "P", {"c", "h", "w", "l"});
+  Tensor P = zero_padded(X, sh.pad);
   IterVar rr = reduce_axis(0, sh.R, "rr");
   IterVar rs = reduce_axis(0, sh.S, "rs");
   IterVar i = reduce_axis(0, kNpuLanes, "i");

@@ -10,6 +10,20 @@ Expr requant_expr(const Expr& acc, const Requant& q) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+Tensor zero_padded(const Tensor& X, int64_t pad) {
+  const auto& sh = X.shape();  // [blocks, H, W, 16]
+  Expr p = make_int(pad);
+  return compute(
+      {sh[0], sh[1] + 2 * pad, sh[2] + 2 * pad, sh[3]},
+      [&](const std::vector<Var>& v) {
+        Expr inside = binary_op(ExprKind::kAnd,
+                                binary_op(ExprKind::kAnd, v[1] >= p, v[1] < make_int(sh[1] + pad)),
+                                binary_op(ExprKind::kAnd, v[2] >= p, v[2] < make_int(sh[2] + pad)));
+        return select(inside, X({v[0], v[1] - p, v[2] - p, v[3]}), int_literal(0, DType::kInt8));
+      },
+      "P", {"c", "h", "w", "l"});
+}
+
 Stage schedule_conv_tiles(Schedule& sch, const Tensor& Y, const Tensor& acc, const Tensor& P,
                           const Tensor& W, int64_t tile_blocks, int64_t tile_rows,
                           bool double_buffer) {

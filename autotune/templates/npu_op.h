@@ -40,6 +40,10 @@ Expr requant_expr(const Expr& acc, const Requant& q);
 
 int64_t ceil_div(int64_t a, int64_t b);
 
+// P = X [blocks, H, W, 16] with `pad` zero rows and columns around each block: the stage the
+// DMA fills with its padding on load.
+Tensor zero_padded(const Tensor& X, int64_t pad);
+
 // The schedule the convolution-like operators share (conv2d, depthwise conv2d): the output Y
 // [blocks, rows, cols, 16] tiled by `tile_blocks` channel blocks and `tile_rows` rows; per tile
 // the padded input P (scope sram, loaded with its padding by DMA), the accumulator `acc`

@@ -156,20 +156,34 @@ bool is_const_int(const Expr& e, int64_t value) {
 
 const char* infix_symbol(ExprKind k) {
   switch (k) {
-    case ExprKind::kAdd: return "+";
-    case ExprKind::kSub: return "-";
-    case ExprKind::kMul: return "*";
-    case ExprKind::kDiv: return "/";
-    case ExprKind::kMod: return "%";
-    case ExprKind::kEQ: return "==";
-    case ExprKind::kNE: return "!=";
-    case ExprKind::kLT: return "<";
-    case ExprKind::kLE: return "<=";
-    case ExprKind::kGT: return ">";
-    case ExprKind::kGE: return ">=";
-    case ExprKind::kAnd: return "&&";
-    case ExprKind::kOr: return "||";
-    default: return nullptr;
+    case ExprKind::kAdd:
+      return "+";
+    case ExprKind::kSub:
+      return "-";
+    case ExprKind::kMul:
+      return "*";
+    case ExprKind::kDiv:
+      return "/";
+    case ExprKind::kMod:
+      return "%";
+    case ExprKind::kEQ:
+      return "==";
+    case ExprKind::kNE:
+      return "!=";
+    case ExprKind::kLT:
+      return "<";
+    case ExprKind::kLE:
+      return "<=";
+    case ExprKind::kGT:
+      return ">";
+    case ExprKind::kGE:
+      return ">=";
+    case ExprKind::kAnd:
+      return "&&";
+    case ExprKind::kOr:
+      return "||";
+    default:
+      return nullptr;
   }
 }
 

@@ -47,7 +47,6 @@ std::string format_float(double v, DType t) {
 
 namespace {
 
-
 class Printer : public IRVisitor {
  public:
   explicit Printer(std::ostream& os, int depth = 0) : os_(os), depth_(depth) {}

@@ -44,6 +44,25 @@ int64_t floor_mod(int64_t a, int64_t b) {
 
 namespace {
 
+// A comparison of two constants (k is EQ .. GE).
+template <typename T>
+bool compare(ExprKind k, T x, T y) {
+  switch (k) {
+    case ExprKind::kEQ:
+      return x == y;
+    case ExprKind::kNE:
+      return x != y;
+    case ExprKind::kLT:
+      return x < y;
+    case ExprKind::kLE:
+      return x <= y;
+    case ExprKind::kGT:
+      return x > y;
+    default:
+      return x >= y;
+  }
+}
+
 Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
   // Operands are read as values of their type; arithmetic is done modulo 2^64 and then wrapped.
   x = wrap_int(x, t);
@@ -65,17 +84,12 @@ Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
     case ExprKind::kMax:
       return make_int(x < y ? y : x, t);
     case ExprKind::kEQ:
-      return make_bool(x == y);
     case ExprKind::kNE:
-      return make_bool(x != y);
     case ExprKind::kLT:
-      return make_bool(x < y);
     case ExprKind::kLE:
-      return make_bool(x <= y);
     case ExprKind::kGT:
-      return make_bool(x > y);
     case ExprKind::kGE:
-      return make_bool(x >= y);
+      return make_bool(compare(k, x, y));
     case ExprKind::kAnd:
       return make_bool(x && y);
     case ExprKind::kOr:
@@ -117,17 +131,12 @@ Expr fold_float(ExprKind k, DType t, double x, double y) {
       r = (k == ExprKind::kMin) == (x < y) ? x : y;
       break;
     case ExprKind::kEQ:
-      return make_bool(x == y);
     case ExprKind::kNE:
-      return make_bool(x != y);
     case ExprKind::kLT:
-      return make_bool(x < y);
     case ExprKind::kLE:
-      return make_bool(x <= y);
     case ExprKind::kGT:
-      return make_bool(x > y);
     case ExprKind::kGE:
-      return make_bool(x >= y);
+      return make_bool(compare(k, x, y));
     default:
       return Expr();  // Mod: the backend's formula may round differently; leave it
   }

@@ -2,7 +2,7 @@
 
 #include "codegen/c/build_c.h"
 #include "codegen/npu/build_npu.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

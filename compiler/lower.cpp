@@ -11,7 +11,7 @@
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
 #include "compiler/passes/schedule_ops.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

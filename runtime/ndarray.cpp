@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

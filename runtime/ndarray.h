@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/dtype.h"
+#include "runtime/base/dtype.h"
 
 namespace tessera {
 

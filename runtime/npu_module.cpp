@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/kernel_file.h"
 
 namespace tessera {
@@ -29,7 +29,7 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
   std::vector<uint8_t> ddr(kernel_.ddr_bytes(), 0);
   for (size_t i = 0; i < args.size(); ++i) {
     const npu::BufferDecl& b = *params[i];
-    DType want = b.dtype == npu::DType::kInt8 ? DType::kInt8 : DType::kInt32;
+    DType want = b.dtype;
     std::string arg = str(kernel_.name, ": argument ", i, " '", b.name, "'");
     if (args[i].dtype() != want) {
       throw ArgumentError(

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <set>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "schedule/schedule.h"
 
 namespace tessera {

@@ -1,6 +1,6 @@
 #include "autotune/templates/npu_depthwise_conv2d.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {

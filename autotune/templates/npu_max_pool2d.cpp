@@ -1,6 +1,6 @@
 #include "autotune/templates/npu_max_pool2d.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
 #include "codegen/c/c_helpers.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -7,7 +7,7 @@
 
 #include "codegen/c/c_expr.h"
 #include "runtime/cpu/module_metadata.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/ndarray.h"
 
 namespace tessera {

@@ -3,7 +3,7 @@
 #include <set>
 #include <vector>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -5,7 +5,7 @@
 #include "codegen/npu/allocate_onchip.h"
 #include "codegen/npu/insert_tokens.h"
 #include "codegen/npu/select_insns.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 
 namespace tessera {
@@ -56,12 +56,8 @@ npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
   collect_stored(f.body, &stored);
   DdrLayout ddr;
   for (const Buffer& b : f.args) {
-    npu::DType dt;
-    if (b->dtype == DType::kInt8) {
-      dt = npu::DType::kInt8;
-    } else if (b->dtype == DType::kInt32) {
-      dt = npu::DType::kInt32;
-    } else {
+    DType dt = b->dtype;
+    if (dt != DType::kInt8 && dt != DType::kInt32) {
       throw LowerError(str("function '", f.name, "': argument '", b->name, "' has dtype ",
                            dtype_name(b->dtype), "; NPU kernels take int8 or int32 arguments"));
     }
@@ -69,7 +65,7 @@ npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
     npu::BufferRole role =
         stored.count(b->name) ? npu::BufferRole::kOutput : npu::BufferRole::kInput;
     uint32_t offset = a.buffer(b->name, shape, dt, role);
-    ddr[b.get()] = DdrBuffer{offset, npu::dtype_bytes(dt)};
+    ddr[b.get()] = DdrBuffer{offset, bytes_of(dt)};
   }
   OnchipPlan plan = allocate_onchip(f.body, target);
   std::vector<SelectedInsn> insns = select_insns(f.body, plan, ddr, target);

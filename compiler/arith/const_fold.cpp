@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -13,7 +13,7 @@
 #include "compiler/arith/rewrite.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_visitor.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

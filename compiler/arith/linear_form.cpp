@@ -4,7 +4,7 @@
 
 #include "compiler/arith/const_fold.h"
 #include "compiler/ir/equal.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
 #include "compiler/ir/ir_visitor.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -6,7 +6,7 @@
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/passes/inline_stages.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

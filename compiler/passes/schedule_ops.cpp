@@ -9,7 +9,7 @@
 #include "compiler/ir/substitute.h"
 #include "compiler/passes/tensorize.h"
 #include "compiler/te/te.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -4,7 +4,7 @@
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-// User-facing expression construction with dtype promotion (rules in compiler/ir/dtype.h).
+// User-facing expression construction with dtype promotion (rules in runtime/base/dtype.h).
 // Every function raises ExprError naming the operator and both types when the mix is illegal.
 #pragma once
 

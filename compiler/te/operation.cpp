@@ -1,6 +1,6 @@
 #include "compiler/te/operation.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -6,7 +6,7 @@
 //       return sum(mul(A({i[0], k->var}), B({k->var, i[1]})), {k}); }, "C");
 //
 // Expression building goes through the functions in expr_ops.h, which apply the dtype promotion
-// rules of compiler/ir/dtype.h and raise ExprError for mixes that would lose information.
+// rules of runtime/base/dtype.h and raise ExprError for mixes that would lose information.
 #pragma once
 
 #include <functional>

@@ -2,7 +2,7 @@
 // ScheduleError, ExprError and ArgumentError are also ValueErrors, as a Python user expects.
 #include <pybind11/pybind11.h>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 #include "runtime/npu/kernel_file.h"
 #include "runtime/npu/roofline.h"
@@ -86,7 +86,7 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
     if (b.role != BufferRole::kOutput) continue;
     // Explicit C-order strides: the (dtype, shape) constructor is ambiguous for a vector<int64_t>.
     std::vector<py::ssize_t> shape(b.shape.begin(), b.shape.end()), strides(shape.size());
-    py::ssize_t step = py::ssize_t(dtype_bytes(b.dtype));
+    py::ssize_t step = py::ssize_t(bytes_of(b.dtype));
     for (size_t d = shape.size(); d-- > 0; step *= shape[d]) strides[d] = step;
     py::array out(numpy_dtype(b.dtype), shape, strides);
     std::memcpy(out.mutable_data(), ddr.data() + b.ddr_offset, b.bytes());

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "codegen/npu/build_npu.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 

@@ -6,7 +6,7 @@
 
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 

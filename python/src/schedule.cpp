@@ -5,7 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "python/src/py_handles.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 

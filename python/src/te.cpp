@@ -8,7 +8,7 @@
 
 #include "compiler/ir/ir_printer.h"
 #include "python/src/py_handles.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 

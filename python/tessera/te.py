@@ -4,7 +4,7 @@
     k = te.reduce_axis((0, K), name="k")
     C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
 
-Types follow the promotion rules of compiler/ir/dtype.h: equal types stay, integers widen to a
+Types follow the promotion rules of runtime/base/dtype.h: equal types stay, integers widen to a
 type that holds both, an integer meets a float only when the float holds it exactly (else cast
 with x.astype(...)). Python numbers take the type of the expression they meet. Integer `/`, `//`
 and `%` are floor division and floor modulo (Python's semantics); float `/` is true division.

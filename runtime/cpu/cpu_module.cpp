@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "runtime/cpu/run_process.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 #ifndef TESSERA_C_COMPILER
 #define TESSERA_C_COMPILER "cc"

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
 #include "runtime/npu/assembler.h"
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera::npu {
 

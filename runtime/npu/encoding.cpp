@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera::npu {
 namespace {

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera::npu {
-
-const char* dtype_name(DType d) { return d == DType::kInt32 ? "int32" : "int8"; }
 
 const char* role_name(BufferRole r) {
   switch (r) {
@@ -19,8 +17,6 @@ const char* role_name(BufferRole r) {
   }
   return "unknown";
 }
-
-int64_t dtype_bytes(DType d) { return d == DType::kInt32 ? 4 : 1; }
 
 uint64_t BufferDecl::elements() const {
   uint64_t n = 1;
@@ -57,6 +53,9 @@ void check_buffers(const Kernel& kernel, const std::string& source) {
   std::vector<const BufferDecl*> order;
   for (const BufferDecl& b : kernel.buffers) {
     if (b.name.empty()) throw KernelFileError(str(source, ": a buffer has an empty name"));
+    if (b.dtype != DType::kInt8 && b.dtype != DType::kInt32)
+      throw KernelFileError(str(source, ": buffer '", b.name, "' has dtype ", dtype_name(b.dtype),
+                                "; NPU buffers are int8 or int32"));
     if (b.shape.empty() || b.shape.size() > 8)
       throw KernelFileError(str(source, ": buffer '", b.name, "' has rank ", b.shape.size(),
                                 "; ranks 1 to 8 are supported"));

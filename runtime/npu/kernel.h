@@ -7,29 +7,27 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/dtype.h"
 #include "runtime/npu/isa.h"
 #include "runtime/npu/target.h"
 
 namespace tessera::npu {
 
-enum class DType : uint8_t { kInt8 = 0, kInt32 = 1 };
 // Inputs are read, outputs written by the caller's data; scratch is DDR the kernel uses for itself.
 // The roofline's minimum DDR traffic counts inputs and outputs once each.
 enum class BufferRole : uint8_t { kInput = 0, kOutput = 1, kScratch = 2 };
 
-const char* dtype_name(DType d);
 const char* role_name(BufferRole r);
-int64_t dtype_bytes(DType d);
 
 struct BufferDecl {
   std::string name;
   std::vector<int64_t> shape;  // row-major; every extent >= 1
-  DType dtype = DType::kInt8;
+  DType dtype = DType::kInt8;  // int8 or int32 (the kernel file encodes no other)
   BufferRole role = BufferRole::kInput;
   uint64_t ddr_offset = 0;  // bytes from the start of the kernel's DDR space
 
   uint64_t elements() const;
-  uint64_t bytes() const { return elements() * dtype_bytes(dtype); }
+  uint64_t bytes() const { return elements() * uint64_t(bytes_of(dtype)); }
 };
 
 struct Kernel {

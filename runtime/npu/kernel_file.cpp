@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/encoding.h"
 #include "runtime/npu/fnv1a.h"
 
@@ -13,6 +13,10 @@ namespace {
 
 constexpr size_t kMaxNameBytes = 1024;
 constexpr uint32_t kMaxBuffers = 65536;
+// A buffer's dtype in the file (docs/npu_isa.md section 7): its own codes, independent of the
+// DType enum's order.
+constexpr uint8_t kDtypeCodeInt8 = 0;
+constexpr uint8_t kDtypeCodeInt32 = 1;
 
 class Writer {
  public:
@@ -91,7 +95,7 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
   w.put<uint32_t>(static_cast<uint32_t>(k.buffers.size()));
   for (const BufferDecl& b : k.buffers) {
     w.name(b.name, "buffer name");
-    w.put<uint8_t>(static_cast<uint8_t>(b.dtype));
+    w.put<uint8_t>(b.dtype == DType::kInt32 ? kDtypeCodeInt32 : kDtypeCodeInt8);
     w.put<uint8_t>(static_cast<uint8_t>(b.role));
     w.put<uint8_t>(static_cast<uint8_t>(b.shape.size()));
     w.put<uint8_t>(0);
@@ -137,12 +141,12 @@ Kernel parse_kernel(const uint8_t* data, size_t size, const std::string& source)
     auto dtype = body.get<uint8_t>("buffer dtype");
     auto role = body.get<uint8_t>("buffer role");
     auto rank = body.get<uint8_t>("buffer rank");
-    if (dtype > 1) body.fail(str("buffer '", b.name, "' has unknown dtype code ", int(dtype)));
+    if (dtype != kDtypeCodeInt8 && dtype != kDtypeCodeInt32) body.fail(str("buffer '", b.name, "' has unknown dtype code ", int(dtype)));
     if (role > 2) body.fail(str("buffer '", b.name, "' has unknown role code ", int(role)));
     if (rank < 1 || rank > 8)
       body.fail(str("buffer '", b.name, "' has rank ", int(rank), " (1 to 8)"));
     if (body.get<uint8_t>("buffer padding") != 0) body.fail("nonzero padding byte in buffer table");
-    b.dtype = static_cast<DType>(dtype);
+    b.dtype = dtype == kDtypeCodeInt32 ? DType::kInt32 : DType::kInt8;
     b.role = static_cast<BufferRole>(role);
     for (int d = 0; d < rank; ++d) b.shape.push_back(body.get<int64_t>("buffer extent"));
     b.ddr_offset = body.get<uint64_t>("buffer DDR offset");

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/prepare_program.h"
 
 namespace tessera::npu {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/execute_insn.h"
 #include "runtime/npu/prepare_program.h"
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/fnv1a.h"
 
 namespace tessera::npu {

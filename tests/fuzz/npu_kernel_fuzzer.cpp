@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/encoding.h"
 #include "runtime/npu/kernel_file.h"
 #include "runtime/npu/simulator.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/kernel_file.h"
 
 using namespace tessera::npu;

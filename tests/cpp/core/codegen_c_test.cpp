@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "codegen/c/build_c.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 namespace {

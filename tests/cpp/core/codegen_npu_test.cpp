@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codegen/npu/build_npu.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/kernel_file.h"
 
 namespace tessera {

@@ -14,7 +14,7 @@
 
 #include "codegen/c/build_c.h"
 #include "codegen/c/codegen_c.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 namespace {

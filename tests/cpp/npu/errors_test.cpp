@@ -5,7 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 #include "runtime/npu/encoding.h"
 #include "runtime/npu/kernel_file.h"

@@ -1,4 +1,4 @@
-#include "compiler/ir/dtype.h"
+#include "runtime/base/dtype.h"
 
 #include <limits>
 

@@ -240,7 +240,7 @@ uint64_t SimStats::total_insns() const {
 }
 
 SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
-                  std::vector<uint8_t>* ddr) {
+                  std::vector<uint8_t>* ddr, const SimOptions& options) {
   PreparedProgram prepared = prepare_program(kernel, target);
   if (mode == SimMode::kTiming) {
     if (ddr != nullptr) throw ArgumentError("timing mode takes no DDR image; pass nullptr");

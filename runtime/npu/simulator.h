@@ -45,17 +45,23 @@ struct SimStats {
   uint64_t total_insns() const;
 };
 
+// How a simulation runs, beyond its mode. The defaults are what every caller wants unless it says
+// otherwise.
+struct SimOptions {};
+
 // `ddr` is the kernel's DDR space (kernel.ddr_bytes() bytes, laid out by its buffer table); it is
 // read and written in functional mode and must be null in timing mode.
 SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
-                  std::vector<uint8_t>* ddr);
+                  std::vector<uint8_t>* ddr, const SimOptions& options = SimOptions());
 
-inline SimStats simulate_timing(const Kernel& kernel, const Target& target) {
-  return simulate(kernel, target, SimMode::kTiming, nullptr);
+inline SimStats simulate_timing(const Kernel& kernel, const Target& target,
+                                const SimOptions& options = SimOptions()) {
+  return simulate(kernel, target, SimMode::kTiming, nullptr, options);
 }
 inline SimStats simulate_functional(const Kernel& kernel, const Target& target,
-                                    std::vector<uint8_t>& ddr) {
-  return simulate(kernel, target, SimMode::kFunctional, &ddr);
+                                    std::vector<uint8_t>& ddr,
+                                    const SimOptions& options = SimOptions()) {
+  return simulate(kernel, target, SimMode::kFunctional, &ddr, options);
 }
 
 }  // namespace tessera::npu

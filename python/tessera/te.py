@@ -11,12 +11,14 @@ and `%` are floor division and floor modulo (Python's semantics); float `/` is t
 Python's `and`/`or`/`not`/`if` cannot be overloaded: use `&`, `|`, `~`, te.all, te.any and
 te.if_then_else.
 """
+import builtins
 import inspect
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
                           const, cast, requantize)
 from ._tessera import te as _te
+from ._tessera import ExprError
 
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
@@ -27,17 +29,30 @@ __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis
 def compute(shape, fcompute, name="compute"):
     """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
 
-    The axes are named after fcompute's parameters, as in TVM."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(s) for s in shape)
+    The axes are named after fcompute's parameters, as in TVM. fcompute takes one parameter per
+    dimension of `shape` (ExprError naming the compute otherwise); every extent must be an integer
+    (ExprError naming the dimension otherwise: a float is never truncated)."""
+    rank = len(shape) if isinstance(shape, (tuple, list)) else 1
     try:
-        params = [p.name for p in inspect.signature(fcompute).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
-    names = params if len(params) == len(shape) else []
-    return _te._compute(list(shape), fcompute, name, names)
+        sig = inspect.signature(fcompute)
+    except (TypeError, ValueError):  # a builtin or C function: nothing to check
+        sig = None
+    names = []
+    if sig is not None:
+        positional = [p for p in sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        required = [p for p in positional if p.default is p.empty]
+        # builtins.any: this module's any() is te.any.
+        varargs = builtins.any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+        if len(required) > rank or (len(positional) < rank and not varargs):
+            params = ", ".join(p.name for p in positional) or "none"
+            shown = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            raise ExprError(f"te.compute '{name}': the function takes {len(positional)} "
+                            f"positional parameter(s) ({params}) but the shape {shown} has "
+                            f"{rank} dimension(s); give it one parameter per dimension")
+        if len(positional) == rank:
+            names = [p.name for p in positional]
+    return _te._compute(shape, fcompute, name, names)
 
 
 def _axes(axis):

@@ -7,6 +7,7 @@
 
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
+#include "compiler/passes/check_bounds.h"
 #include "compiler/passes/flatten_storage.h"
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
@@ -86,6 +87,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
     throw LowerError(str("lower: unknown target '", target, "'; known targets: c, npu"));
   }
   std::vector<ArgBinding> bindings = bind_args(sch, args);
+  check_bounds(sch);  // every read inside its tensor's shape, or a LowerError
   BoundMap bounds = infer_bounds(sch);
   Stmt body = run_pass("schedule_ops", Stmt(),
                        [&](const Stmt&) { return schedule_ops(sch, bounds, bindings); });

@@ -1,6 +1,7 @@
 // lower(): turns a schedule and its argument tensors into a LoweredFunc, through a fixed,
 // readable list of passes:
 //
+//   check_bounds     every tensor read provably inside the tensor's shape (else LowerError)
 //   infer_bounds     regions and loop extents of every stage (inlining applied)
 //   schedule_ops     the loop nest: loops, attach points, allocations, guards, buffer reads
 //   simplify         constant folding, affine canonical forms, guards the loop ranges decide

@@ -39,6 +39,11 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
       throw ArgumentError(str(arg, " must have shape ", shape_to_string(b.shape), ", got ",
                               shape_to_string(args[i].shape())));
     }
+    if (b.role == npu::BufferRole::kOutput && !args[i].writeable()) {
+      throw ArgumentError(str(arg, " is an output, which the kernel writes, but the array is ",
+                              "read-only; pass a writeable array (np.array(x) makes a writeable ",
+                              "copy)"));
+    }
     if (b.bytes() > 0) std::memcpy(ddr.data() + b.ddr_offset, args[i].data(), b.bytes());
   }
   npu::SimStats stats = npu::simulate_functional(kernel_, target_, ddr);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "codegen/npu/build_npu.h"
+#include "python/src/array_arg.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -19,18 +20,8 @@ namespace {
 // A view of argument `index` (a C-contiguous numpy array) for module `mod`.
 NDArray npu_arg(const py::handle& h, size_t index, const NpuModule& mod) {
   const auto& bufs = mod.kernel().buffers;
-  std::string arg = str(mod.name(), ": argument ", index,
-                        index < bufs.size() ? " '" + bufs[index].name + "'" : std::string());
-  if (!py::isinstance<py::array>(h)) throw ArgumentError(str(arg, ": expected a numpy array"));
-  py::array a = py::reinterpret_borrow<py::array>(h);
-  if (!(a.flags() & py::array::c_style)) {
-    throw ArgumentError(str(arg, ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
-  }
-  std::string dname = py::str(a.dtype().attr("name"));
-  std::optional<DType> t = parse_dtype(dname);
-  if (!t) throw ArgumentError(str(arg, ": numpy dtype ", dname, " is not supported"));
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+  return array_arg(h, str(mod.name(), ": argument ", index,
+                          index < bufs.size() ? " '" + bufs[index].name + "'" : std::string()));
 }
 
 }  // namespace

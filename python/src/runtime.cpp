@@ -6,6 +6,7 @@
 
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
+#include "python/src/array_arg.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -39,24 +40,9 @@ std::string numpy_format(DType t) {
 // A view of a numpy array (or an NDArray) as argument `index` of module `fn`.
 NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
   if (py::isinstance<NDArray>(h)) return h.cast<NDArray>();
-  std::string arg = str(
-      "argument ", index,
-      index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'" : std::string());
-  if (!py::isinstance<py::array>(h)) {
-    throw ArgumentError(str(mod.name(), ": ", arg, ": expected a numpy array or tessera NDArray"));
-  }
-  py::array a = py::reinterpret_borrow<py::array>(h);
-  if (!(a.flags() & py::array::c_style)) {
-    throw ArgumentError(str(mod.name(), ": ", arg,
-                            ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
-  }
-  std::string dname = py::str(a.dtype().attr("name"));
-  auto t = parse_dtype(dname);
-  if (!t) {
-    throw ArgumentError(str(mod.name(), ": ", arg, ": numpy dtype ", dname, " is not supported"));
-  }
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+  return array_arg(h, str(mod.name(), ": argument ", index,
+                          index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'"
+                                                         : std::string()));
 }
 
 }  // namespace

@@ -1,11 +1,10 @@
 #include "runtime/npu/target.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "runtime/base/error.h"
-#include "runtime/npu/fnv1a.h"
+#include "runtime/base/file_io.h"
+#include "runtime/base/fnv1a.h"
 
 namespace tessera::npu {
 namespace {
@@ -149,11 +148,11 @@ Target default_target() {
 }
 
 Target load_target(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TargetError(str("target description '", path, "': cannot open file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_target(text.str(), path);
+  std::string text;
+  std::string why = read_whole_file(path, &text);
+  if (!why.empty())
+    throw TargetError(str("target description '", path, "': cannot open file: ", why));
+  return parse_target(text, path);
 }
 
 std::string target_to_json(const Target& t) {

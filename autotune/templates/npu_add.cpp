@@ -1,8 +1,11 @@
 #include "autotune/templates/npu_add.h"
 
+#include "autotune/templates/npu_shape_checks.h"
+
 namespace tessera {
 
 NpuOp npu_add(int64_t C, int64_t H, int64_t W, bool relu, const NpuAddParams& p) {
+  check_add_shape(C, H, W);
   const int64_t CB = ceil_div(C, kNpuLanes);
   Tensor A = placeholder({CB, H, W, kNpuLanes}, DType::kInt8, "A");
   Tensor B = placeholder({CB, H, W, kNpuLanes}, DType::kInt8, "B");

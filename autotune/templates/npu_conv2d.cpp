@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
 
 NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams& p) {
+  check_conv2d_shape(sh, "conv2d");
   const int64_t CB = ceil_div(sh.C, kNpuLanes), KB = ceil_div(sh.K, kNpuLanes);
   const int64_t OH = sh.OH(), OW = sh.OW();
   Tensor X = placeholder({CB, sh.H, sh.W, kNpuLanes}, DType::kInt8, "X");
@@ -48,6 +50,7 @@ NpuOp npu_conv2d(const Conv2dShape& sh, const Requant& q, const NpuConv2dParams&
 
 NpuConv2dParams default_conv2d_params(const Conv2dShape& sh, int64_t sram_bytes,
                                       int64_t acc_bytes) {
+  check_conv2d_shape(sh, "conv2d");
   const int64_t CB = ceil_div(sh.C, kNpuLanes), KB = ceil_div(sh.K, kNpuLanes);
   const int64_t OH = sh.OH(), OW = sh.OW(), Wp = sh.W + 2 * sh.pad;
   const int64_t sram_rows = sram_bytes / kNpuLanes, acc_rows = acc_bytes / (4 * kNpuLanes);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
 
 NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDenseParams& p) {
+  check_dense_shape(M, K, N);
   const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
   Tensor X = placeholder({M, KB, kNpuLanes}, DType::kInt8, "X");
   Tensor W = placeholder({NB, KB, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
@@ -53,6 +55,7 @@ NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDens
 
 NpuDenseParams default_dense_params(int64_t M, int64_t K, int64_t N, int64_t sram_bytes,
                                     int64_t acc_bytes) {
+  check_dense_shape(M, K, N);
   const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
   const int64_t sram_rows = sram_bytes / kNpuLanes, acc_rows = acc_bytes / (4 * kNpuLanes);
   NpuDenseParams p;

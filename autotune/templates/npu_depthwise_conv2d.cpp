@@ -1,5 +1,6 @@
 #include "autotune/templates/npu_depthwise_conv2d.h"
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 #include "schedule/tensor_intrin.h"
 
@@ -7,6 +8,7 @@ namespace tessera {
 
 NpuOp npu_depthwise_conv2d(const Conv2dShape& sh, const Requant& q,
                            const NpuDepthwiseConv2dParams& p) {
+  check_conv2d_shape(sh, "depthwise_conv2d");
   if (sh.K != sh.C) {
     throw UserError(str("npu_depthwise_conv2d: K = ", sh.K, " must equal C = ", sh.C,
                         " (one output channel per input channel)"));

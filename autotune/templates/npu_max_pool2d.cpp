@@ -1,10 +1,12 @@
 #include "autotune/templates/npu_max_pool2d.h"
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
 
 NpuOp npu_max_pool2d(const Pool2dShape& sh, const NpuMaxPool2dParams& p) {
+  check_max_pool2d_shape(sh);
   if (sh.pad >= sh.R || sh.pad >= sh.S) {
     // Otherwise a window could lie entirely in the padding and have no maximum.
     throw UserError(str("npu_max_pool2d: pad = ", sh.pad, " must be smaller than the window ", sh.R,

@@ -30,10 +30,12 @@ class NpuModule {
 
   // Copies every argument into the kernel's DDR image, runs the functional simulator and copies
   // the output buffers back. ArgumentError naming the argument for a wrong count, dtype or
-  // shape; SimulationError from the simulator. Returns the run's statistics.
-  npu::SimStats run(const std::vector<NDArray>& args) const;
+  // shape, or a read-only output; SimulationError from the simulator (including its work limit
+  // and stop hook, `options`). Returns the run's statistics.
+  npu::SimStats run(const std::vector<NDArray>& args,
+                    const npu::SimOptions& options = npu::SimOptions()) const;
   // Timing mode (no data): cycles and per-unit statistics. Deterministic.
-  npu::SimStats timing() const;
+  npu::SimStats timing(const npu::SimOptions& options = npu::SimOptions()) const;
   // The roofline bound of the kernel on its target.
   npu::RooflineBound roofline() const;
   // Writes the kernel file (docs/npu_isa.md section 7).

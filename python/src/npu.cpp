@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "python/src/sim_interrupt.h"
 #include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 #include "runtime/npu/kernel_file.h"
@@ -52,7 +53,8 @@ py::dtype numpy_dtype(DType d) {
 
 // Copies the caller's arrays into a DDR image laid out by the buffer table, runs functional mode,
 // and returns every output buffer as a new array of its declared shape.
-py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs) {
+py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs,
+                         const py::object& max_work) {
   std::vector<uint8_t> ddr(k.ddr_bytes(), 0);
   for (auto item : inputs) {
     std::string name = py::cast<std::string>(item.first);
@@ -77,9 +79,13 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
     if (b.role == BufferRole::kInput && !inputs.contains(b.name))
       throw ArgumentError(str("kernel '", k.name, "': input buffer '", b.name, "' is missing"));
   SimStats s;
-  {
+  PySimRun run(max_work);
+  try {
     py::gil_scoped_release release;
-    s = simulate_functional(k, t, ddr);
+    s = simulate_functional(k, t, ddr, run.options);
+  } catch (const SimulationError&) {
+    run.reraise_interrupt();
+    throw;
   }
   py::dict outputs;
   for (const BufferDecl& b : k.buffers) {
@@ -224,17 +230,23 @@ void bind_kernel(py::module_& m) {
 void bind_simulator(py::module_& m) {
   m.def(
       "simulate_timing",
-      [](const Kernel& k, const Target& t) {
+      [](const Kernel& k, const Target& t, const py::object& max_work) {
         SimStats s;
-        {
+        PySimRun run(max_work);
+        try {
           py::gil_scoped_release release;
-          s = simulate_timing(k, t);
+          s = simulate_timing(k, t, run.options);
+        } catch (const SimulationError&) {
+          run.reraise_interrupt();
+          throw;
         }
         return stats_dict(s);
       },
-      py::arg("kernel"), py::arg("target"), "Timing mode: statistics as a dict.");
+      py::arg("kernel"), py::arg("target"), py::arg("max_work") = py::none(),
+      "Timing mode: statistics as a dict. max_work: the work limit (None: the default).");
   m.def("simulate_functional", &run_functional, py::arg("kernel"), py::arg("target"),
-        py::arg("inputs"), "Functional mode: (outputs dict of arrays, statistics dict).");
+        py::arg("inputs"), py::arg("max_work") = py::none(),
+        "Functional mode: (outputs dict of arrays, statistics dict).");
 
   py::class_<RooflineBound>(m, "RooflineBound")
       .def_readonly("macs", &RooflineBound::macs)

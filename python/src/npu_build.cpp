@@ -10,6 +10,7 @@
 
 #include "codegen/npu/build_npu.h"
 #include "python/src/array_arg.h"
+#include "python/src/sim_interrupt.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -34,28 +35,50 @@ void bind_npu_build(py::module_& m) {
       .def_property_readonly("name", &NpuModule::name)
       .def_property_readonly("kernel", &NpuModule::kernel)
       .def_property_readonly("target", &NpuModule::target)
-      .def("__call__",
-           [](const NpuModule& mod, const py::args& args) {
-             std::vector<NDArray> arrays;
-             for (size_t i = 0; i < args.size(); ++i) arrays.push_back(npu_arg(args[i], i, mod));
-             py::gil_scoped_release release;
-             mod.run(arrays);
-           })
+      .def(
+          "__call__",
+          [](const NpuModule& mod, const py::args& args, const py::kwargs& kwargs) {
+            py::object max_work = py::none();
+            for (auto item : kwargs) {
+              if (py::str(item.first).cast<std::string>() != "max_work")
+                throw ArgumentError(str(mod.name(), ": unknown keyword argument '",
+                                        py::str(item.first).cast<std::string>(),
+                                        "' (the only one is max_work)"));
+              max_work = py::reinterpret_borrow<py::object>(item.second);
+            }
+            std::vector<NDArray> arrays;
+            for (size_t i = 0; i < args.size(); ++i) arrays.push_back(npu_arg(args[i], i, mod));
+            PySimRun run(max_work);
+            try {
+              py::gil_scoped_release release;
+              mod.run(arrays, run.options);
+            } catch (const SimulationError&) {
+              run.reraise_interrupt();
+              throw;
+            }
+          },
+          "Runs the kernel on numpy arrays (outputs written in place); max_work= raises the "
+          "simulator's work limit.")
       .def(
           "timing",
-          [npu](const NpuModule& mod) {
+          [npu](const NpuModule& mod, const py::object& max_work) {
             // The same statistics dict as npu.simulate_timing (one definition, in npu.cpp).
-            return npu.attr("simulate_timing")(mod.kernel(), mod.target());
+            return npu.attr("simulate_timing")(mod.kernel(), mod.target(), max_work);
           },
+          py::arg("max_work") = py::none(),
           "Timing mode: dict with cycles and per-unit statistics.")
       .def(
           "roofline",
           [](const NpuModule& mod) {
             npu::RooflineBound b = mod.roofline();
             npu::SimStats s;
-            {
+            PySimRun run;
+            try {
               py::gil_scoped_release release;
-              s = mod.timing();
+              s = mod.timing(run.options);
+            } catch (const SimulationError&) {
+              run.reraise_interrupt();
+              throw;
             }
             py::dict d;
             d["cycles"] = s.cycles;

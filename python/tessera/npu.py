@@ -37,21 +37,25 @@ def _target(target):
     return _npu.default_target() if target is None else target
 
 
-def run(kernel, inputs, target=None):
+def run(kernel, inputs, target=None, max_work=None):
     """Runs `kernel` in functional mode.
 
     inputs: dict buffer name -> numpy array with the buffer's exact shape and dtype (int8/int32).
     Returns (outputs, stats): outputs maps each output buffer's name to a new numpy array; stats is
     the statistics dict of run_timing (same schedule, same numbers).
+    max_work: the simulator refuses, before running, a program whose work (MACs, vector lane
+    operations, bytes moved on chip) exceeds it (SimulationError naming the instruction); None
+    means the default, 2**36. Ctrl-C stops a run with KeyboardInterrupt.
     """
-    return _npu.simulate_functional(kernel, _target(target), dict(inputs))
+    return _npu.simulate_functional(kernel, _target(target), dict(inputs), max_work)
 
 
-def run_timing(kernel, target=None):
+def run_timing(kernel, target=None, max_work=None):
     """Runs `kernel` in timing mode (no data) and returns its statistics dict: cycles, units
     (load/compute/store: busy_cycles, stalled_cycles, insns), ddr_bytes_read/written,
-    ddr_port_busy_cycles, sram/acc_peak_bytes, insn_count per opcode, macs, vector_ops."""
-    return _npu.simulate_timing(kernel, _target(target))
+    ddr_port_busy_cycles, sram/acc_peak_bytes, insn_count per opcode, macs, vector_ops.
+    max_work: as for run() (both modes refuse the same programs)."""
+    return _npu.simulate_timing(kernel, _target(target), max_work)
 
 
 def roofline(kernel, target=None):

@@ -41,8 +41,9 @@ struct Unit {
 template <bool kFunctional>
 class Scheduler {
  public:
-  Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr)
-      : k_(k), t_(t), p_(p), n_(p.ops.size()) {
+  Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr,
+            const SimOptions& o)
+      : k_(k), t_(t), p_(p), o_(o), n_(p.ops.size()) {
     depth_[0] = uint64_t(t.load_queue_depth);
     depth_[1] = uint64_t(t.compute_queue_depth);
     depth_[2] = uint64_t(t.store_queue_depth);
@@ -78,6 +79,7 @@ class Scheduler {
       if (cand[1] < cand[unit]) unit = 1;
       if (cand[2] < cand[unit]) unit = 2;
       if (cand[unit] == kNever) report_deadlock();
+      if (o_.should_stop && o_.should_stop()) report_stop(unit);
       start(unit, cand[unit]);
       if (unit == fetch_wait_) advance_fetch();
       for (int u = 0; u < kNumQueues; ++u)
@@ -190,6 +192,13 @@ class Scheduler {
                               t_.token_queue_depth, " tokens (token_queue_depth)"));
   }
 
+  [[noreturn]] void report_stop(int unit) const {
+    throw SimulationError(str("kernel '", k_.name, "': stopped before ",
+                              describe_insn(k_, units_[unit].insns[units_[unit].pos]), " at cycle ",
+                              now_, ": the caller asked to stop (an interrupt or a ",
+                              "time limit: SimOptions::should_stop)"));
+  }
+
   [[noreturn]] void report_deadlock() const {
     std::string why;
     for (int u = 0; u < kNumQueues; ++u) {
@@ -218,6 +227,7 @@ class Scheduler {
   const Kernel& k_;
   const Target& t_;
   const PreparedProgram& p_;
+  const SimOptions& o_;
   const size_t n_;
   uint64_t depth_[3];
   Unit units_[3];
@@ -241,15 +251,15 @@ uint64_t SimStats::total_insns() const {
 
 SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
                   std::vector<uint8_t>* ddr, const SimOptions& options) {
-  PreparedProgram prepared = prepare_program(kernel, target);
+  PreparedProgram prepared = prepare_program(kernel, target, options.max_work);
   if (mode == SimMode::kTiming) {
     if (ddr != nullptr) throw ArgumentError("timing mode takes no DDR image; pass nullptr");
-    return Scheduler<false>(kernel, target, prepared, nullptr).run();
+    return Scheduler<false>(kernel, target, prepared, nullptr, options).run();
   }
   if (ddr == nullptr || ddr->size() != kernel.ddr_bytes())
     throw ArgumentError(str("kernel '", kernel.name, "': functional mode needs a DDR image of ",
                             kernel.ddr_bytes(), " bytes, got ", ddr ? ddr->size() : 0));
-  return Scheduler<true>(kernel, target, prepared, ddr).run();
+  return Scheduler<true>(kernel, target, prepared, ddr, options).run();
 }
 
 }  // namespace tessera::npu

@@ -110,7 +110,7 @@ Target parse_target(const std::string& json_text, const std::string& source) {
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw TargetError(str(where(source), ": not valid JSON: ", e.what()));
   }
   if (!j.is_object()) throw TargetError(str(where(source), ": must be a JSON object"));

@@ -11,8 +11,7 @@
 
 #include "runtime/base/error.h"
 #include "runtime/base/file_io.h"
-#include "runtime/base/fnv1a.h"
-#include "runtime/cpu/check_shared_library.h"
+#include "runtime/cpu/library_file.h"
 #include "runtime/cpu/run_process.h"
 
 #ifndef TESSERA_C_COMPILER
@@ -28,7 +27,6 @@ using KernelFn = int32_t (*)(void**);
 constexpr const char* kSourceFile = "kernel.c";
 constexpr const char* kLibraryFile = "kernel.so";
 constexpr const char* kLogFile = "compile.log";
-constexpr const char* kEntrySymbol = "tessera_module_entry";
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -69,52 +67,6 @@ void pin_openmp_runtime() {
   for (const char* lib : {"libgomp.so.1", "libomp.so.5", "libomp.so"}) {
     dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
   }
-}
-
-// The trailer export_library appends to the library (ELF ignores bytes after its contents):
-//   magic "TSRCPUL1" | u64 size of the library before the trailer | u64 FNV-1a 64 of those bytes
-// (little-endian). load() requires it and checks it before anything else reads the library.
-constexpr char kTrailerMagic[8] = {'T', 'S', 'R', 'C', 'P', 'U', 'L', '1'};
-constexpr size_t kTrailerBytes = 24;
-
-void put_u64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
-}
-uint64_t get_u64(const std::string& s, size_t at) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(static_cast<unsigned char>(s[at + i])) << (8 * i);
-  return v;
-}
-uint64_t checksum(const std::string& s, size_t n) {
-  return fnv1a64(reinterpret_cast<const uint8_t*>(s.data()), n);
-}
-
-std::string with_trailer(std::string lib) {
-  const size_t n = lib.size();
-  uint64_t sum = checksum(lib, n);
-  lib.append(kTrailerMagic, sizeof kTrailerMagic);
-  put_u64(lib, n);
-  put_u64(lib, sum);
-  return lib;
-}
-
-// The library without its trailer; RuntimeError naming `path` when the trailer is missing or the
-// checksum does not match (the file is truncated, damaged, or was not written by export_library).
-std::string without_trailer(std::string file, const std::string& path) {
-  const size_t n = file.size();
-  if (n < kTrailerBytes || std::memcmp(file.data() + n - kTrailerBytes, kTrailerMagic, 8) != 0) {
-    throw RuntimeError(str("could not load '", path,
-                           "': it does not end with the checksum trailer ",
-                           "export_library writes, so it is truncated, damaged, or not a library ",
-                           "exported by tessera; export it again"));
-  }
-  uint64_t size = get_u64(file, n - 16), sum = get_u64(file, n - 8);
-  if (size != n - kTrailerBytes || sum != checksum(file, n - kTrailerBytes)) {
-    throw RuntimeError(str("could not load '", path, "': the checksum does not match its contents ",
-                           "(the file is damaged); export it again"));
-  }
-  file.resize(n - kTrailerBytes);
-  return file;
 }
 
 std::string describe(const ArgSpec& s) {
@@ -201,31 +153,15 @@ CpuModule CpuModule::compile(const std::string& c_source, const std::string& fun
 }
 
 CpuModule CpuModule::load(const std::string& path) {
-  // Everything is checked on the file's bytes before dlopen sees them: a truncated or damaged
-  // library is a RuntimeError here, never a crash inside the loader. The checksum catches any
-  // damage; the structural check (check_shared_library.h) backs it for files made elsewhere.
-  std::string bytes = without_trailer(read_file(path), path);
-  SharedLibraryInfo info = check_shared_library(bytes, path);
-  std::optional<std::string> entry = info.string_object(bytes, kEntrySymbol);
-  if (!entry) {
-    throw RuntimeError(
-        str("'", path, "' is not a tessera CPU library: it has no symbol ", kEntrySymbol));
-  }
-  std::optional<std::string> json = info.string_object(bytes, "tessera_metadata_" + *entry);
-  if (!json) {
-    throw RuntimeError(str("'", path, "' is not a tessera CPU library: it has no symbol ",
-                           "tessera_metadata_", *entry));
-  }
+  // Everything is checked on the file's bytes before dlopen sees them (library_file.h): a
+  // truncated or damaged library is a RuntimeError here, never a crash inside the loader.
+  LibraryFile file = parse_library_file(read_file(path), path);
   auto state = std::make_shared<State>();
-  state->meta = module_metadata_from_json(*json, path);
-  if (state->meta.name != *entry) {
-    throw RuntimeError(str("'", path, "': its metadata names function '", state->meta.name,
-                           "' but the library's entry is '", *entry, "'"));
-  }
+  state->meta = std::move(file.meta);
   state->dir = make_temp_dir();
   // dlopen a private copy: the loader caches libraries by path, and a file overwritten later
   // (e.g. by a new export) must not change or crash a module already loaded.
-  write_file(state->library_path(), bytes);
+  write_file(state->library_path(), file.library);
   state->open(path);
   state->find_function(path);
   return CpuModule(std::move(state));
@@ -289,7 +225,7 @@ void CpuModule::export_library(const std::string& path) const {
   close(fd);
   tmp = buf.data();
   try {
-    write_file(tmp, with_trailer(read_file(state_->library_path())));
+    write_file(tmp, library_file_bytes(read_file(state_->library_path())));
   } catch (const RuntimeError& e) {
     std::remove(tmp.c_str());
     throw RuntimeError(str("could not write '", path, "': ", e.what()));

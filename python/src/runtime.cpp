@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "codegen/c/build_c.h"
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
 #include "python/src/array_arg.h"
@@ -99,11 +100,22 @@ void bind_runtime(py::module_& m) {
   m.def(
       "build",
       [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-         const std::string& name) -> py::object {
-        if (target == "npu") return py::cast(build_npu(s, args, name));
-        return py::cast(build(s, args, target, name));
+         const std::string& name, const std::optional<std::string>& compiler) -> py::object {
+        if (target == "npu") {
+          if (compiler) throw LowerError("build: compiler= applies to target 'c' only");
+          return py::cast(build_npu(s, args, name));
+        }
+        if (!compiler) return py::cast(build(s, args, target, name));
+        // Another C compiler (e.g. "clang") with the default flags, which both GCC and clang
+        // accept: what the schedule fuzzer uses as a differential check of the system compiler.
+        if (target != "c")
+          throw LowerError(str("build: unknown target '", target, "'; known targets: c, npu"));
+        CompileOptions options;
+        options.compiler = *compiler;
+        return py::cast(build_c(lower(s, args, name), options));
       },
-      py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
+      py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main",
+      py::arg("compiler") = py::none());
 }
 
 }  // namespace tessera::python

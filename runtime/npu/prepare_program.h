@@ -23,8 +23,9 @@ const char* token_queue_name(int tq);
 
 // What the scheduler needs about one instruction, packed for the hot loop.
 struct PreparedOp {
-  uint64_t cycles = 0;     // compute: whole duration; DMA: cycles holding the DDR port
-  uint64_t ddr_bytes = 0;  // DMA: bytes moved over the DDR port
+  uint64_t cycles = 0;      // compute: whole duration; DMA: cycles holding the DDR port
+  uint64_t pad_cycles = 0;  // load: writing its zero padding after the transfer (not the port)
+  uint64_t ddr_bytes = 0;   // DMA: bytes moved over the DDR port
   uint8_t queue = 0;
   bool is_dma = false;
   bool is_store = false;

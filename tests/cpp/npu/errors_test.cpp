@@ -116,7 +116,25 @@ TEST(Errors, wrong_version_kernel_file_names_both_versions) {
   std::vector<uint8_t> f = small_file();
   f[8] = 7;
   std::string m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
-  EXPECT_CONTAINS(m, "format version 7 is not supported (this build reads version 1)");
+  EXPECT_CONTAINS(m, "format version 7 is not supported (this build reads version 2)");
+  f[8] = 1;  // the format before kernels carried their true work
+  m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "format version 1 is not supported (this build reads version 2)");
+}
+
+TEST(Errors, work_figures_without_the_work_flag_are_refused) {
+  std::vector<uint8_t> f = small_file();
+  // The work block follows the buffer table: flag (u32) then three u64; set the MACs alone.
+  size_t flag = f.size() - 8 - 2 * 32 - 4 - 3 * 8 - 4;  // 2 instructions, count, work, flag
+  ASSERT_EQ(f[flag], 0);
+  f[flag + 4] = 5;
+  fix_checksum(f);
+  std::string m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "work figures are nonzero but the work flag says none is declared");
+  f[flag] = 2;
+  fix_checksum(f);
+  m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "work flag 2 is not 0 (none) or 1 (declared)");
 }
 
 TEST(Errors, file_without_the_magic_is_not_a_kernel) {

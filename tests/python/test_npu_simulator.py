@@ -78,18 +78,44 @@ def test_kernel_file_round_trip_and_timing_statistics(tmp_path):
     assert loaded.disassemble()[0] == "load sram[0] stride=4 <- ddr[0] ddr_stride=64 size=64x4"
     t = npu.default_target()
     stats = npu.run_timing(loaded)
+    # The 13 instructions arrive in one fetch burst: request latency, then 32 bytes each over the
+    # DDR port plus one row.
+    fetch = t.dma_fixed_cycles + 13 * 32 // t.ddr_bytes_per_cycle + t.dma_row_cycles
     # Two loads, one after the other in the load queue, each 100 + bytes/16 + rows cycles.
     loads = (t.dma_fixed_cycles + 4096 // 16 + 64) + (t.dma_fixed_cycles + 4096 // 16 + 1)
-    compute = 4 * ((t.gemm_fixed_cycles + 64) + (t.gemm_fixed_cycles + 192)) + (10 + 256)
+    # The accumulating GEMMs step 3 times on each of their 64 rows: the 2 later steps wait for the
+    # accumulator's read-after-write latency.
+    accumulate = t.gemm_fixed_cycles + 64 * (1 + 2 * t.acc_raw_latency_cycles)
+    compute = 4 * ((t.gemm_fixed_cycles + 64) + accumulate) + (10 + 256)
     store = t.dma_fixed_cycles + 4096 // 16 + 64
-    assert stats["cycles"] == loads + compute + store + 0  # finish overlaps the store
+    assert stats["cycles"] == fetch + loads + compute + store + 0  # finish overlaps the store
+    assert stats["ddr_bytes_fetched"] == 13 * 32
     assert stats["insn_count"]["gemm"] == 8
     assert stats["ddr_bytes_read"] == 8192 and stats["ddr_bytes_written"] == 4096
     assert stats["units"]["compute"]["busy_cycles"] == compute + 1
     assert npu.run_timing(loaded) == stats, "deterministic"
-    bound = npu.roofline(loaded)
-    assert bound.cycles == 1024 and bound.ddr_bytes == 3 * 4096
-    assert npu.achieved_over_bound(loaded, stats["cycles"]) == pytest.approx(stats["cycles"] / 1024)
+    own = npu.kernel_roofline(loaded)
+    assert own.cycles == 1024 and own.ddr_bytes == 3 * 4096 and own.limited_by == "MAC"
+    with pytest.raises(tessera.ArgumentError, match="declares no true work"):
+        npu.roofline(loaded)
+
+
+def test_declared_true_work_is_the_bound_and_survives_the_file(tmp_path):
+    """The same GEMM as the kernel of a 64x40 by 40x64 product padded to K = 64."""
+    a = npu.Assembler(npu.default_target(), "padded")
+    a.buffer("A", [64, 64], npu.DType.INT8, npu.BufferRole.INPUT)
+    a.gemm(True, 64, 4, npu.at(0, 1), npu.at(0, 4, 1), npu.at(0))
+    a.declare_work(macs=64 * 40 * 64, min_ddr_bytes=64 * 40 + 40 * 64 + 64 * 64,
+                   vector_ops=64 * 64)
+    path = str(tmp_path / "padded.tnpu")
+    a.finish().save(path)
+    k = npu.load_kernel(path)
+    assert k.work == {"macs": 64 * 40 * 64, "min_ddr_bytes": 64 * 40 + 40 * 64 + 64 * 64,
+                      "vector_ops": 64 * 64}
+    assert npu.roofline(k).cycles == 64 * 40 * 64 / 256
+    assert npu.kernel_roofline(k).macs == 64 * 4 * 256  # its 256 GEMM steps, padded K included
+    cycles = npu.run_timing(k)["cycles"]
+    assert npu.achieved_over_bound(k, cycles) == pytest.approx(cycles / (64 * 40 * 64 / 256))
 
 
 def test_wrong_input_shape_is_an_argument_error_naming_the_buffer():

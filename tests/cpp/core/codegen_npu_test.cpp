@@ -328,14 +328,24 @@ TEST(CodegenNpu, same_function_gives_identical_kernel_bytes) {
 }
 
 TEST(CodegenNpu, saved_module_loads_and_runs_the_same) {
-  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  LoweredFunc f = matmul(64, 32, 64, false);
+  f.work = Work{64 * 32 * 64, 64 * 64 + 32 * 64 + 64 * 32, 64 * 32};  // as lower() would set it
+  NpuModule mod = build_npu(f, npu::default_target());
   std::string path = ::testing::TempDir() + "codegen_npu_matmul.tnpu";
   mod.save(path);
   NpuModule back = NpuModule::load(path);
   EXPECT_EQ(npu::serialize_kernel(back.kernel()), npu::serialize_kernel(mod.kernel()));
   EXPECT_EQ(back.timing().cycles, mod.timing().cycles);
-  EXPECT_GT(mod.roofline().cycles, 0.0);
+  // The true work survives the file: the bound is MAC-limited, 131072 MACs / 256 per cycle.
+  EXPECT_DOUBLE_EQ(back.roofline().cycles, 512.0);
+  EXPECT_EQ(back.roofline().ddr_bytes, uint64_t(64 * 64 + 32 * 64 + 64 * 32));
   std::remove(path.c_str());
+}
+
+TEST(CodegenNpu, a_function_built_by_hand_without_true_work_has_only_the_kernel_bound) {
+  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  EXPECT_THROW(mod.roofline(), ArgumentError);
+  EXPECT_EQ(mod.kernel_roofline().macs, uint64_t(64 * 32 * 64));
 }
 
 }  // namespace

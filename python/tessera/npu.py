@@ -30,6 +30,7 @@ default_target = _npu.default_target
 load_target = _npu.load_target
 parse_target = _npu.parse_target
 load_kernel = _npu.load_kernel
+load_npu_module = _npu.load_npu_module  # a saved NpuModule (kernel file) for a target
 kernel_from_bytes = _npu.kernel_from_bytes
 
 

@@ -98,9 +98,10 @@ class Checker {
                   ") are outside the kernel's DDR space of ", ddr_bytes_, " bytes"));
     op.is_dma = true;
     op.is_store = !load;
-    op.ddr_bytes = uint64_t(d.rows) * d.cols * unit;
-    uint64_t bpc = t_.ddr_bytes_per_cycle;
-    op.cycles = (op.ddr_bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
+    op.ddr_units = uint32_t(d.rows) * d.cols;
+    op.acc_units = d.mem == Mem::kAcc;
+    uint64_t bytes = uint64_t(op.ddr_units) * unit, bpc = t_.ddr_bytes_per_cycle;
+    op.cycles = (bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
     op.pad_cycles = (total_rows * width - uint64_t(d.rows) * d.cols) * uint64_t(t_.pad_unit_cycles);
   }
 

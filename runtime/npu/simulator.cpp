@@ -50,6 +50,8 @@ class Scheduler {
             const SimOptions& options)
       : k_(k), t_(t), p_(p), n_(p.ops.size()) {
     burst_ = uint64_t(t.fetch_burst_insns);
+    sram_unit_ = uint64_t(t.mac_in);
+    acc_unit_ = uint64_t(4 * t.mac_out);
     fetch_limit_ = burst_ == 0 ? n_ : 0;
     depth_[0] = uint64_t(t.load_queue_depth);
     depth_[1] = uint64_t(t.compute_queue_depth);
@@ -158,7 +160,8 @@ class Scheduler {
       st.stalled_cycles += xfer - ready;
       st.busy_cycles += end - t - (xfer - ready);
       stats_.ddr_port_busy_cycles += op.cycles;
-      (op.is_store ? stats_.ddr_bytes_written : stats_.ddr_bytes_read) += op.ddr_bytes;
+      (op.is_store ? stats_.ddr_bytes_written : stats_.ddr_bytes_read) +=
+          uint64_t(op.ddr_units) * (op.acc_units ? acc_unit_ : sram_unit_);
     } else {
       end = t + op.cycles;
       st.busy_cycles += op.cycles;
@@ -291,8 +294,9 @@ class Scheduler {
   uint64_t fetch_time_ = 0;
   uint64_t port_free_ = 0;
   uint64_t now_ = 0;
-  uint64_t burst_ = 0;      // instructions per fetch burst; 0: fetch takes no time
-  size_t fetch_limit_ = 0;  // instructions [0, fetch_limit_) have arrived on chip
+  uint64_t burst_ = 0;                     // instructions per fetch burst; 0: fetch takes no time
+  uint64_t sram_unit_ = 0, acc_unit_ = 0;  // bytes of a DMA unit
+  size_t fetch_limit_ = 0;                 // instructions [0, fetch_limit_) have arrived on chip
   SimStats stats_;
   Memories mem_;
   PendingWrites pending_[kNumQueues];  // functional: each unit's results until its end

@@ -30,8 +30,12 @@ void add_strided(std::vector<Interval>& out, uint8_t space, uint64_t first, uint
 // The rows base + stride0*i0 + stride1*i1 (+ `extra` - 1 rows after each) of a loop operand.
 void add_affine(std::vector<Interval>& out, uint8_t space, const Affine& a, uint16_t e0,
                 uint16_t e1, uint64_t extra) {
-  uint64_t per_i0 = (e1 == 1 || a.stride1 <= extra) ? 1 : e1;
-  if (uint64_t(e0) * per_i0 > kMaxRuns) {
+  const bool dense_i1 = e1 == 1 || a.stride1 <= extra;
+  const uint64_t per_i0 = dense_i1 ? 1 : e1;
+  const uint64_t span = uint64_t(a.stride1) * (e1 - 1) + extra;  // one outer step, if dense_i1
+  // One run when the rows leave no gap (each outer step starts within the previous one's run),
+  // and, conservatively, when the pattern has too many separate runs to list.
+  if ((dense_i1 && (e0 == 1 || a.stride0 <= span)) || uint64_t(e0) * per_i0 > kMaxRuns) {
     uint64_t last =
         uint64_t(a.base) + uint64_t(a.stride0) * (e0 - 1) + uint64_t(a.stride1) * (e1 - 1);
     out.push_back({space, a.base, last + extra});
@@ -162,12 +166,18 @@ void HazardChecker::on_start(uint32_t i, const uint32_t pushers[2]) {
   clock_[i] = c;
 
   std::vector<Entry>& mine = window_[q];
-  mine.emplace_back();
+  if (spare_.empty()) {
+    mine.emplace_back();
+  } else {  // reuse a forgotten entry's buffers
+    mine.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  }
   Entry& e = mine.back();
   e.insn = i;
   e.pos = pos;
   accesses(i, e);
   if (e.reads.empty() && e.writes.empty()) {
+    spare_.push_back(std::move(mine.back()));
     mine.pop_back();
   } else {
     for (int b = 0; b < kNumQueues; ++b) {
@@ -193,10 +203,8 @@ void HazardChecker::forget_known() {
     std::vector<Entry>& w = window_[b];
     size_t& h = head_[b];
     while (h < w.size() && w[h].pos <= known) ++h;
-    if (h == w.size()) {
-      w.clear();
-      h = 0;
-    } else if (h > 64 && 2 * h > w.size()) {
+    if (h == w.size() || (h > 64 && 2 * h > w.size())) {
+      for (size_t j = 0; j < h; ++j) spare_.push_back(std::move(w[j]));
       w.erase(w.begin(), w.begin() + std::ptrdiff_t(h));
       h = 0;
     }

@@ -58,6 +58,7 @@ class HazardChecker {
   std::array<uint32_t, kNumQueues> started_{};         // instructions started per queue
   std::array<std::vector<Entry>, kNumQueues> window_;  // started, not known done everywhere
   std::array<size_t, kNumQueues> head_{};
+  std::vector<Entry> spare_;  // forgotten entries, kept for their buffers
 };
 
 }  // namespace tessera::npu

@@ -224,7 +224,7 @@ class Scheduler {
     stats_.ddr_bytes_fetched += bytes;
     fetch_limit_ += count;
     fetch_time_ = std::max(fetch_time_, port_free_);
-    now_ = t;
+    now_ = fetch_time_;  // its instructions are dispatched from then on
     advance_fetch();
   }
 

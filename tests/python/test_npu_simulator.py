@@ -169,3 +169,29 @@ def test_zero_padded_3x3_conv_tile_matches_numpy():
         for s in range(3):
             want += np.einsum("hwi,oi->hwo", xp[r:r + H, s:s + W], w[r, s].astype(np.int32))
     np.testing.assert_array_equal(outputs["output"], want)
+
+
+def relu_kernel(with_token):
+    """load -> relu -> store; without the load->compute token the relu may read its input before
+    the DMA has written it."""
+    a = npu.Assembler(npu.default_target(), "relu")
+    X = a.buffer("x", [16, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    Y = a.buffer("y", [16, 16], npu.DType.INT8, npu.BufferRole.OUTPUT)
+    a.load(npu.Mem.SRAM, 0, 1, X, 16, 16, 1, npu.PUSH_NEXT if with_token else 0)
+    a.relu(16, 1, npu.sram(16, 1), npu.sram(0, 1), npu.PUSH_NEXT | (npu.POP_PREV if with_token else 0))
+    a.store(npu.Mem.SRAM, 16, 1, Y, 16, 16, 1, npu.POP_PREV)
+    return a.finish()
+
+
+def test_a_missing_token_is_a_simulation_error_naming_both_instructions():
+    x = np.random.default_rng(3).integers(-128, 128, (16, 16), dtype=np.int8)
+    out, _ = npu.run(relu_kernel(True), {"x": x})
+    np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+    with pytest.raises(tessera.SimulationError,
+                       match=r"instruction #1 \(vector.relu .*\): hazard: on the compute queue it "
+                             r"reads SRAM rows \[0, 16\), which instruction #0 \(load .*\) on the "
+                             r"load queue writes"):
+        npu.run(relu_kernel(False), {"x": x})
+    # Without the check the data moves in timing order: the relu read zeros.
+    out, _ = npu.run(relu_kernel(False), {"x": x}, check_hazards=False)
+    np.testing.assert_array_equal(out["y"], np.zeros((16, 16), np.int8))

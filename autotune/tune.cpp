@@ -78,8 +78,13 @@ TuneReport tune(const TuningTask& task, const npu::Target& target, Tuner& tuner,
   std::map<int64_t, LogRecord> logged;
   std::optional<TuningLogWriter> writer;
   if (!options.log_path.empty()) {
-    logged = logged_trials(search, target_id, warn);
+    // Lock the log first, so that no other job appends between reading and writing.
     writer.emplace(options.log_path);
+    if (writer->cut_bytes() > 0)
+      warn(str("tuning log ", options.log_path, ": its last line was cut short (a job killed ",
+               "while writing?); its ", writer->cut_bytes(), " bytes were removed and that trial ",
+               "will be measured again"));
+    logged = logged_trials(search, target_id, warn);
   }
 
   auto known = std::make_shared<FingerprintCache>();

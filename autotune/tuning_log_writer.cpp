@@ -53,6 +53,7 @@ TuningLogWriter::TuningLogWriter(std::string path) : path_(std::move(path)) {
     throw fail("cannot cut off its truncated last line");
   if (lseek(fd, 0, SEEK_END) < 0) throw fail("seek");
   fd_ = fd;
+  cut_bytes_ = static_cast<int64_t>(st.st_size - keep);
 }
 
 TuningLogWriter::~TuningLogWriter() {

@@ -5,6 +5,7 @@
 // (flock) on the file while it is open: a second job writing the same log is refused.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,13 @@ class TuningLogWriter {
   // One line per record, in the given order. RuntimeError naming the file on failure.
   void append(const std::vector<LogRecord>& records);
   const std::string& path() const { return path_; }
+  // How many bytes of a cut-short last line opening removed (0 if none).
+  int64_t cut_bytes() const { return cut_bytes_; }
 
  private:
   std::string path_;
   int fd_ = -1;
+  int64_t cut_bytes_ = 0;
 };
 
 }  // namespace tessera::autotune

@@ -16,8 +16,6 @@ class Rng {
   uint64_t below(uint64_t n);
   // Uniform in [0, 1) with 53 random bits.
   double unit();
-  // A new seed drawn from this stream, for a sub-stream (a chain, a generation).
-  uint64_t fork() { return next() ^ 0x9e3779b97f4a7c15ull; }
 
  private:
   std::mt19937_64 engine_;

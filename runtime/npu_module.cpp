@@ -62,6 +62,10 @@ npu::SimStats NpuModule::timing(const npu::SimOptions& options) const {
 
 npu::RooflineBound NpuModule::roofline() const { return npu::roofline_bound(kernel_, target_); }
 
+npu::RooflineBound NpuModule::kernel_roofline() const {
+  return npu::kernel_roofline_bound(kernel_, target_);
+}
+
 void NpuModule::save(const std::string& path) const { npu::save_kernel(kernel_, path); }
 
 }  // namespace tessera

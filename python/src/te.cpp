@@ -90,7 +90,9 @@ std::vector<Expr> to_indices(const Tensor& t, const py::handle& key) {
 // A shape argument: an integer or a tuple/list of integers (ranges are checked by the core).
 std::vector<int64_t> to_shape(const py::handle& shape, const std::string& what) {
   if (is_py_integer(shape)) return {int64_arg<ExprError>(shape, what + ": shape")};
-  if (!py::isinstance<py::tuple>(shape) && !py::isinstance<py::list>(shape)) {
+  // Any sequence (tuple, list, numpy array), but not a string.
+  if (!PySequence_Check(shape.ptr()) || py::isinstance<py::str>(shape) ||
+      py::isinstance<py::bytes>(shape)) {
     throw ExprError(str(what, ": shape must be a tuple of integers, got ", describe_py(shape)));
   }
   std::vector<int64_t> out;

@@ -36,7 +36,8 @@ def compute(shape, fcompute, name="compute", true_work=None):
     with macs, min_ddr_bytes and vector_ops (non-negative integers), declares the work of
     computing this tensor at the operator's logical shape (for an operator written in a padded
     layout); NPU roofline figures use it instead of the work computed from the expression."""
-    rank = len(shape) if isinstance(shape, (tuple, list)) else 1
+    sequence = hasattr(shape, "__len__") and not isinstance(shape, (str, bytes))
+    rank = len(shape) if sequence else 1
     try:
         sig = inspect.signature(fcompute)
     except (TypeError, ValueError):  # a builtin or C function: nothing to check
@@ -50,7 +51,7 @@ def compute(shape, fcompute, name="compute", true_work=None):
         varargs = builtins.any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
         if len(required) > rank or (len(positional) < rank and not varargs):
             params = ", ".join(p.name for p in positional) or "none"
-            shown = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            shown = tuple(shape) if sequence else (shape,)
             raise _ExprError(f"te.compute '{name}': the function takes {len(positional)} "
                              f"positional parameter(s) ({params}) but the shape {shown} has "
                              f"{rank} dimension(s); give it one parameter per dimension")

@@ -273,3 +273,8 @@ def test_numpy_integer_extents_are_integers():
     A = te.placeholder((np.int64(4),), "float32", "A")
     C = te.compute((np.int32(4),), lambda i: A[i] + 1.0, name="C")
     assert C.shape == (4,)
+    M = te.placeholder(np.array([3, 5]), "float32", "M")  # a shape given as a numpy array
+    N = te.compute(np.array([3, 5]), lambda i, j: M[i, j], name="N")
+    assert M.shape == N.shape == (3, 5)
+    with pytest.raises(tessera.ExprError, match=r"shape\[0\] must be an integer, got float64"):
+        te.compute(np.array([4.5]), lambda i: A[0], name="F")

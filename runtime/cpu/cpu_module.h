@@ -32,7 +32,10 @@ struct CompileOptions {
   // results round differently from a plain sequential reference (tests compare with a relative
   // tolerance; integers are unaffected). -march=native: an exported library runs only on
   // machines like this one. (Not -fwrapv: codegen_c makes data arithmetic wrap by itself, and the
-  // flag stops GCC vectorizing signed index arithmetic: 6x slower on a tiled matmul.)
+  // flag stops GCC vectorizing signed index arithmetic: 6x slower on a tiled matmul.) The guard
+  // against GCC 12's -O3 loop-distribution miscompile is in the generated source, not here
+  // (codegen/c/codegen_c.cpp), so that it holds whatever flags are given and these stay valid
+  // for clang.
   std::vector<std::string> flags = {"-O3",     "-march=native", "-fopenmp",          "-fPIC",
                                     "-shared", "-std=c11",      "-ffp-contract=fast"};
   // Placed after the source file on the command line.

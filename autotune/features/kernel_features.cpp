@@ -115,7 +115,8 @@ std::vector<float> kernel_features(const npu::Kernel& kernel, const npu::Target&
       case Opcode::kVector:
         ++vector_insns;
         vector_rows += static_cast<double>(insn.vec.ext0) * insn.vec.ext1;
-        if (static_cast<int>(insn.vec.op) < npu::kNumVecOps) ++vec_ops[static_cast<int>(insn.vec.op)];
+        if (static_cast<int>(insn.vec.op) < npu::kNumVecOps)
+          ++vec_ops[static_cast<int>(insn.vec.op)];
         break;
       case Opcode::kLoad:
       case Opcode::kStore: {

@@ -76,13 +76,13 @@ void rethrow_python_error(py::error_already_set& e, const std::string& where) {
   py::list tb = extract(e.trace());
   for (size_t i = tb.size(); i-- > 0;) {
     py::object f = tb[i];
-    frames += str(frames.empty() ? "" : " <- ", std::string(py::str(basename(f.attr("filename")))),
-                  ":", f.attr("lineno").cast<int64_t>(), " in ",
-                  std::string(py::str(f.attr("name"))));
+    frames +=
+        str(frames.empty() ? "" : " <- ", std::string(py::str(basename(f.attr("filename")))), ":",
+            f.attr("lineno").cast<int64_t>(), " in ", std::string(py::str(f.attr("name"))));
   }
   const std::string type = py::str(e.type().attr("__name__"));
-  throw InternalError(str(where, " raised ", type, ": ", message,
-                          frames.empty() ? "" : " (at " + frames + ")"));
+  throw InternalError(
+      str(where, " raised ", type, ": ", message, frames.empty() ? "" : " (at " + frames + ")"));
 }
 
 }  // namespace tessera::python

@@ -22,16 +22,14 @@
 #include "autotune/errors.h"
 #include "autotune/local_executor.h"
 #include "autotune/make_tuner.h"
-#include "autotune/pick_best.h"
-#include "autotune/read_tuning_log.h"
 #include "autotune/run_measurement.h"
 #include "autotune/tune.h"
-#include "autotune/tuning_log_writer.h"
 #include "python/src/py_tuning.h"
 
 namespace tessera::python {
 
 void bind_tuning_model(py::module_& t);
+void bind_tuning_log(py::module_& t);
 
 namespace {
 
@@ -60,8 +58,8 @@ class PyExecutor : public Executor {
     py::gil_scoped_acquire gil;
     py::function override = py::get_override(static_cast<const Executor*>(this), "measure");
     if (!override) throw UserError("a Python Executor must define measure(self, batch)");
-    py::object results =
-        override(PyMeasureBatch{batch.task, batch.target, batch.configs, batch.trials, batch.known});
+    py::object results = override(
+        PyMeasureBatch{batch.task, batch.target, batch.configs, batch.trials, batch.known});
     std::vector<MeasureResult> out;
     for (const py::handle& r : results) {
       if (!py::isinstance<MeasureResult>(r))
@@ -90,9 +88,10 @@ MeasureStatus status_of(const std::string& name) {
 MeasureFunction as_measure_function(const py::object& fn) {
   if (py::isinstance<MeasureFunction>(fn)) return fn.cast<MeasureFunction>();
   if (!PyCallable_Check(fn.ptr()))
-    throw UserError(str("a measurement must be a MeasureFunction or a callable(input, context), "
-                        "not ",
-                        std::string(py::repr(fn))));
+    throw UserError(
+        str("a measurement must be a MeasureFunction or a callable(input, context), "
+            "not ",
+            std::string(py::repr(fn))));
   return measure_function_from_python(fn);
 }
 
@@ -111,18 +110,6 @@ std::function<R(Args...)> callback(const py::object& fn, std::string where) {
       rethrow_python_error(e, where);
     }
   };
-}
-
-py::list records_to_py(const std::vector<LogRecord>& records) {
-  nlohmann::json all = nlohmann::json::array();
-  for (const LogRecord& r : records) all.push_back(record_to_json(r));
-  return json_to_py(all);
-}
-
-std::vector<LogRecord> records_from_py(const py::iterable& records) {
-  std::vector<LogRecord> out;
-  for (const py::handle& r : records) out.push_back(record_from_json(py_to_json(r)));
-  return out;
 }
 
 void bind_errors(py::module_& t, py::module_& m) {
@@ -179,11 +166,11 @@ void bind_spaces(py::module_& t) {
       .def(py::self == py::self)
       .def(py::self != py::self)
       .def(py::self < py::self)
-      .def("__hash__",
-           [](const Config& c) { return py::hash(py::tuple(py::cast(c.values))); })
+      .def("__hash__", [](const Config& c) { return py::hash(py::tuple(py::cast(c.values))); })
       .def("__repr__", [](const Config& c) {
         std::string s = "Config([";
-        for (size_t i = 0; i < c.values.size(); ++i) s += (i ? ", " : "") + std::to_string(c.values[i]);
+        for (size_t i = 0; i < c.values.size(); ++i)
+          s += (i ? ", " : "") + std::to_string(c.values[i]);
         return s + "])";
       });
 
@@ -229,14 +216,14 @@ void bind_spaces(py::module_& t) {
              TuningTask task;
              task.key = py_to_json(key);
              if (!task.key.is_object())
-               throw UserError(str("a tuning task's key must be a dict (template and "
-                                   "arguments), not ",
-                                   task.key.dump()));
+               throw UserError(
+                   str("a tuning task's key must be a dict (template and "
+                       "arguments), not ",
+                       task.key.dump()));
              task.space = std::move(space);
              if (!featurize.is_none())
-               task.featurize =
-                   callback<std::vector<float>, const ConfigSpace&, const Config&>(
-                       featurize, str("featurize of task ", task.key.dump()));
+               task.featurize = callback<std::vector<float>, const ConfigSpace&, const Config&>(
+                   featurize, str("featurize of task ", task.key.dump()));
              return task;
            }),
            py::arg("key"), py::arg("space"), py::arg("featurize") = py::none())
@@ -268,8 +255,9 @@ void bind_results(py::module_& t) {
       .def_readonly("duplicate_of", &MeasureResult::duplicate_of)
       .def("to_dict", [](const MeasureResult& r) { return json_to_py(result_to_json(r)); })
       .def(py::self == py::self)
-      .def("__repr__",
-           [](const MeasureResult& r) { return "<MeasureResult " + result_to_json(r).dump() + ">"; });
+      .def("__repr__", [](const MeasureResult& r) {
+        return "<MeasureResult " + result_to_json(r).dump() + ">";
+      });
 
   py::class_<Trial>(t, "Trial")
       .def_readonly("index", &Trial::index)
@@ -346,8 +334,7 @@ void bind_tuners(py::module_& t) {
       .def_property_readonly("name", &Tuner::name)
       .def_property_readonly("seed", &Tuner::seed)
       .def("propose", &Tuner::propose, py::arg("n"), py::call_guard<py::gil_scoped_release>())
-      .def("observe", &Tuner::observe, py::arg("trials"),
-           py::call_guard<py::gil_scoped_release>());
+      .def("observe", &Tuner::observe, py::arg("trials"), py::call_guard<py::gil_scoped_release>());
   t.def(
       "make_tuner",
       [](const std::string& kind, const TuningTask& task, uint64_t seed,
@@ -364,9 +351,8 @@ void bind_executors(py::module_& t) {
       .def_readonly("target", &PyMeasureBatch::target)
       .def_readonly("configs", &PyMeasureBatch::configs)
       .def_readonly("trials", &PyMeasureBatch::trials)
-      .def_property_readonly("context", [](const PyMeasureBatch& b) {
-        return MeasureContext(nullptr, b.known);
-      });
+      .def_property_readonly(
+          "context", [](const PyMeasureBatch& b) { return MeasureContext(nullptr, b.known); });
 
   py::class_<Executor, PyExecutor, std::shared_ptr<Executor>>(
       t, "Executor", "Subclass and define measure(batch) -> [MeasureResult] (one per config).")
@@ -374,23 +360,23 @@ void bind_executors(py::module_& t) {
 
   py::class_<LocalExecutor, Executor, std::shared_ptr<LocalExecutor>>(
       t, "LocalExecutor", "A pool of worker threads with a per-measurement time limit.")
-      .def(py::init([](const py::object& measure, int workers, double timeout,
-                       double abandon_grace) {
-             LocalExecutorOptions o;
-             o.workers = workers;
-             o.timeout_seconds = timeout;
-             o.abandon_grace_seconds = abandon_grace;
-             // Its workers may wait for the GIL: stop them with the GIL released.
-             return std::shared_ptr<LocalExecutor>(
-                 new LocalExecutor(as_measure_function(measure).fn, o), [](LocalExecutor* e) {
-                   if (PyGILState_Check()) {
-                     py::gil_scoped_release release;
-                     delete e;
-                   } else {
-                     delete e;
-                   }
-                 });
-           }),
+      .def(py::init(
+               [](const py::object& measure, int workers, double timeout, double abandon_grace) {
+                 LocalExecutorOptions o;
+                 o.workers = workers;
+                 o.timeout_seconds = timeout;
+                 o.abandon_grace_seconds = abandon_grace;
+                 // Its workers may wait for the GIL: stop them with the GIL released.
+                 return std::shared_ptr<LocalExecutor>(
+                     new LocalExecutor(as_measure_function(measure).fn, o), [](LocalExecutor* e) {
+                       if (PyGILState_Check()) {
+                         py::gil_scoped_release release;
+                         delete e;
+                       } else {
+                         delete e;
+                       }
+                     });
+               }),
            py::arg("measure"), py::arg("workers") = 1, py::arg("timeout") = 0.0,
            py::arg("abandon_grace") = 1.0)
       .def_property_readonly("workers", [](const LocalExecutor& e) { return e.options().workers; })
@@ -444,77 +430,16 @@ void bind_tune(py::module_& t) {
           o.progress = callback<void, const TuneProgress&>(progress, "the progress callback");
         if (!warn.is_none()) o.warn = callback<void, const std::string&>(warn, "warn");
         if (!on_internal_error.is_none())
-          o.on_internal_error = callback<void, const Trial&>(on_internal_error, "on_internal_error");
+          o.on_internal_error =
+              callback<void, const Trial&>(on_internal_error, "on_internal_error");
         npu::Target tgt = target_or_default(target);
         py::gil_scoped_release release;
         return tune(task, tgt, tuner, executor, o);
       },
       py::arg("task"), py::arg("tuner"), py::arg("executor"), py::arg("target") = py::none(),
-      py::arg("trials") = 256, py::arg("batch_size") = 32, py::arg("early_stopping") = 0,
-      py::arg("log") = "", py::arg("progress") = py::none(), py::arg("warn") = py::none(),
-      py::arg("on_internal_error") = py::none());
-}
-
-void bind_logs(py::module_& t) {
-  t.attr("TUNING_LOG_VERSION") = kTuningLogVersion;
-  t.def("compiler_version", &compiler_version);
-  t.def(
-      "target_id",
-      [](const npu::Target& target) {
-        TargetId id = TargetId::of(target);
-        py::dict d;
-        d["name"] = id.name;
-        d["hash"] = id.hash;
-        return d;
-      },
-      py::arg("target"), "The target as a log records it: {'name', 'hash'}.");
-  t.def(
-      "read_tuning_log",
-      [](const std::string& path, const std::optional<npu::Target>& target) {
-        std::optional<TargetId> expected;
-        if (target) expected = TargetId::of(*target);
-        TuningLog log;
-        {
-          py::gil_scoped_release release;
-          log = read_tuning_log(path, expected);
-        }
-        py::dict d;
-        d["path"] = log.path;
-        d["records"] = records_to_py(log.records);
-        py::list lines;
-        for (const LogRecord& r : log.records) lines.append(r.line);
-        d["lines"] = lines;
-        d["warnings"] = log.warnings;
-        d["target"] = log.target ? json_to_py({{"name", log.target->name}, {"hash", log.target->hash}})
-                                 : py::none();
-        return d;
-      },
-      py::arg("path"), py::arg("target") = py::none(),
-      "{'path', 'records' (dicts), 'lines' (each record's line), 'warnings', 'target'}.");
-  t.def(
-      "pick_best",
-      [](const py::iterable& records) {
-        py::dict out;
-        for (const auto& [key, r] : pick_best(records_from_py(records)))
-          out[py::str(key)] = json_to_py(record_to_json(r));
-        return out;
-      },
-      py::arg("records"), "Each task's best valid record, keyed by the task's canonical text.");
-  t.def(
-      "append_tuning_log",
-      [](const std::string& path, const py::iterable& records) {
-        std::vector<LogRecord> rs = records_from_py(records);
-        for (const LogRecord& r : rs)
-          if (r.version != kTuningLogVersion)
-            throw TuningLogError(str("tuning log ", path, ": a record of format version ",
-                                     r.version, "; this tessera writes format version ",
-                                     kTuningLogVersion, " only"));
-        py::gil_scoped_release release;
-        TuningLogWriter writer(path);
-        writer.append(rs);
-      },
-      py::arg("path"), py::arg("records"),
-      "Appends records (dicts) with one write and an fsync, under the log's lock.");
+      py::arg("trials") = TuneOptions().trials, py::arg("batch_size") = TuneOptions().batch_size,
+      py::arg("early_stopping") = 0, py::arg("log") = "", py::arg("progress") = py::none(),
+      py::arg("warn") = py::none(), py::arg("on_internal_error") = py::none());
 }
 
 }  // namespace
@@ -556,7 +481,7 @@ void bind_tuning(py::module_& m) {
   bind_tuners(t);
   bind_executors(t);
   bind_tune(t);
-  bind_logs(t);
+  bind_tuning_log(t);
   bind_tuning_model(t);
 }
 

@@ -5,7 +5,7 @@ tuners, the local executor, tune(), tuning logs. A task and its measurement may 
 Python ("Python can define templates too"):
 
     from tessera import autotune as at
-    space = at.ConfigSpace().add(at.Knob.split("tile", 64, [1, 2, 4, 8, 16]))
+    space = at.ConfigSpace().add(at.Knob.split("tile", 64, [1, 2, 4, 8]))
     task = at.TuningTask({"template": "my_op", "args": {"n": 64}}, space)
 
     def measure(inp, ctx):                      # inp.task, inp.config, inp.values, inp.target
@@ -118,19 +118,20 @@ def _internal_error_warning(task):
     return report
 
 
-def tune(task, tuner, executor, *, target=None, trials=256, batch_size=32, early_stopping=0,
+def tune(task, tuner, executor, *, target=None, trials=None, batch_size=None, early_stopping=0,
          log=None, progress=None, on_internal_error=None):
     """Tunes `task` (autotune/tune.h): returns a TuneReport. `log`: the tuning log to append to and
-    resume from. `progress`: True for a progress bar (tqdm, on stderr; plain lines when stderr is
+    resume from; `trials` and `batch_size` default to the C++ driver's. `progress`: True for a progress bar (tqdm, on stderr; plain lines when stderr is
     not a terminal), or a callable(TuneProgress) called after each batch. Internal errors are
     recorded and raised as InternalErrorWarning (or passed to on_internal_error(trial))."""
     from .progress import TuneProgressBar
+    sizes = {k: v for k, v in (("trials", trials), ("batch_size", batch_size)) if v is not None}
     bar = None
     if progress is True:
-        bar = TuneProgressBar(task.key_text, trials)
+        bar = TuneProgressBar(task.key_text, trials or 0)
         progress = bar.update
     try:
-        return _t.tune(task, tuner, executor, target=target, trials=trials, batch_size=batch_size,
+        return _t.tune(task, tuner, executor, target=target, **sizes,
                        early_stopping=early_stopping, log="" if log is None else str(log),
                        progress=progress, warn=_warn_log,
                        on_internal_error=on_internal_error or _internal_error_warning(task))

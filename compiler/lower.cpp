@@ -11,6 +11,7 @@
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
 #include "compiler/passes/schedule_ops.h"
+#include "compiler/te/true_work.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -99,6 +100,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   f.name = name;
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);
   f.body = body;
+  f.work = true_work(args);
   return f;
 }
 

@@ -32,6 +32,11 @@ struct Target {
   int64_t compute_queue_depth = 64;
   int64_t store_queue_depth = 64;
   int64_t token_queue_depth = 32;  // dependency-token queues: pushing onto a full one is an error
+  // Fidelity costs (docs/npu_isa.md section 6, each with the public design its default is from).
+  // 0 turns a cost off.
+  int64_t fetch_burst_insns = 64;      // instructions fetched per DDR burst (shared port); 0: free
+  int64_t acc_raw_latency_cycles = 3;  // a GEMM step's accumulator row is readable this much later
+  int64_t pad_unit_cycles = 1;         // load-unit cycles per zero unit written for padding
 
   int64_t sram_rows() const { return sram_bytes / mac_in; }
   int64_t acc_rows() const { return acc_bytes / (4 * mac_out); }

@@ -24,6 +24,8 @@ def test_resnet18_layer_builds_runs_and_is_bit_exact(wl):
     assert row["ok"], f"{wl['id']}: NPU result differs from numpy"
     # A simulated run can never beat the physical bound.
     assert row["cycles"] >= row["bound"]
+    # The bound is the layer's true work: the workload's MACs, not the padded kernel's.
+    assert row["true_macs"] == wl["MACs"]
 
 
 def test_double_buffering_overlaps_a_memory_bound_layer():

@@ -66,7 +66,12 @@ const std::vector<std::string>& kernel_feature_names() {
 
 std::vector<float> kernel_features(const npu::Kernel& kernel, const npu::Target& target) {
   const npu::PreparedProgram prepared = npu::prepare_program(kernel, target);
-  const npu::RooflineBound bound = npu::roofline_bound(kernel, target);
+  // The true work's bound when the kernel carries it (the compiler's kernels do), else the
+  // bound of the kernel's own work.
+  const npu::RooflineBound bound = kernel.work ? npu::roofline_bound(kernel, target)
+                                               : npu::kernel_roofline_bound(kernel, target);
+  const double sram_row_bytes = static_cast<double>(target.mac_in);
+  const double acc_row_bytes = static_cast<double>(target.acc_bytes) / target.acc_rows();
 
   // Buffers by DDR offset, for finding the buffer a DMA moves.
   std::vector<size_t> by_offset(kernel.buffers.size());
@@ -103,7 +108,7 @@ std::vector<float> kernel_features(const npu::Kernel& kernel, const npu::Target&
     pushed += insn.deps.push_prev + insn.deps.push_next;
     popped += insn.deps.pop_prev + insn.deps.pop_next;
     if (op.is_dma)
-      port_cycles += static_cast<double>(op.cycles);
+      port_cycles += static_cast<double>(op.cycles);  // a load's padding writes hold no port
     else if (op.queue == static_cast<uint8_t>(npu::Queue::kCompute))
       compute_cycles += static_cast<double>(op.cycles);
     switch (insn.opcode) {
@@ -121,7 +126,8 @@ std::vector<float> kernel_features(const npu::Kernel& kernel, const npu::Target&
       case Opcode::kLoad:
       case Opcode::kStore: {
         const npu::Dma& d = insn.dma;
-        const double bytes = static_cast<double>(op.ddr_bytes);
+        const double bytes =
+            static_cast<double>(op.ddr_units) * (op.acc_units ? acc_row_bytes : sram_row_bytes);
         const bool load = insn.opcode == Opcode::kLoad;
         (load ? loads : stores) += 1;
         (load ? load_bytes : store_bytes) += bytes;

@@ -11,7 +11,7 @@
 //   - DMA traffic: bytes loaded and stored, per DMA, DDR rows, bytes per row, the padding share;
 //     dependency tokens pushed and popped;
 //   - busy-cycle estimates per queue (no overlap modelled) and their ratios to the kernel's
-//     roofline bound, which carry across shapes;
+//     roofline bound (of its true work when it carries it), which carry across shapes;
 //   - per argument buffer (argument_slots.h): size, bytes moved, traffic over size, reuse (MAC and
 //     vector operations per byte moved), DMAs, bytes per DMA, contiguous bytes per DDR row,
 //     and the row stride over the row length;

@@ -9,6 +9,7 @@
 #include "autotune/templates/npu_depthwise_conv2d.h"
 #include "autotune/templates/npu_max_pool2d.h"
 #include "python/src/py_handles.h"
+#include "runtime/base/error.h"
 
 namespace py = pybind11;
 
@@ -86,11 +87,21 @@ void bind_autotune(py::module_& m) {
       "depthwise_conv2d",
       [requant](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,
                 int64_t multiplier, int64_t shift, int64_t zero_point, bool relu, int64_t tile_oh,
-                int64_t tile_cb, bool double_buffer, const std::optional<npu::Target>& target) {
+                int64_t tile_cb, bool double_buffer, const std::string& mapping,
+                const std::optional<npu::Target>& target) {
         NpuDepthwiseConv2dParams p;
         p.tile_oh = tile_oh;
         p.tile_cb = tile_cb;
         p.double_buffer = double_buffer;
+        if (mapping == "vector_mac") {
+          p.mapping = DepthwiseMapping::kVectorMac;
+        } else if (mapping == "diagonal_gemm") {
+          p.mapping = DepthwiseMapping::kDiagonalGemm;
+        } else {
+          throw ArgumentError(str("npu_ops.depthwise_conv2d: unknown mapping '", mapping,
+                                  "'; the mappings are 'vector_mac' (weights [C/B, R, S, B]) and "
+                                  "'diagonal_gemm' (weights [C/B, R, S, B, B])"));
+        }
         return npu_depthwise_conv2d(npu_target_or_default(target),
                                     Conv2dShape{C, H, W, C, R, S, stride, pad},
                                     requant(multiplier, shift, zero_point, relu), p);
@@ -100,7 +111,7 @@ void bind_autotune(py::module_& m) {
       py::arg("relu") = false, py::arg("tile_oh") = NpuDepthwiseConv2dParams().tile_oh,
       py::arg("tile_cb") = NpuDepthwiseConv2dParams().tile_cb,
       py::arg("double_buffer") = NpuDepthwiseConv2dParams().double_buffer,
-      py::arg("target") = py::none());
+      py::arg("mapping") = "vector_mac", py::arg("target") = py::none());
   ops.def(
       "max_pool2d",
       [](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,

@@ -92,6 +92,8 @@ int64_t apply(const Vector& v, int64_t a, int64_t b) {
       return std::clamp<int64_t>(a, v.imm, v.imm_hi);
     case VecOp::kRequantize:
       return std::clamp<int64_t>(rounding_shift(a * v.imm, v.shift) + v.zero_point, -128, 127);
+    case VecOp::kMac:
+      break;  // reads the destination too: vector() computes it
   }
   return 0;
 }
@@ -104,6 +106,11 @@ void vector(const Vector& v, const Target& t, Memories& m) {
       for (int l = 0; l < lanes; ++l) {
         int64_t a = read_lane(m, t, v.src_mem, s, l);
         int64_t b = v.use_imm ? v.imm : read_lane(m, t, v.src2_mem, s2, l);
+        if (v.op == VecOp::kMac) {  // accumulator only (prepare_program checks); wraps
+          int32_t& acc = m.acc[uint64_t(d) * lanes + l];
+          acc = int32_t(uint32_t(acc) + uint32_t(uint64_t(a * b)));
+          continue;
+        }
         int64_t r = apply(v, a, b);
         if (v.dst_mem == Mem::kAcc)
           m.acc[uint64_t(d) * lanes + l] = int32_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));

@@ -1,0 +1,27 @@
+// The cost model's training data: one query group per task, so that the ranking objective
+// compares configs only within a task (transfer from other tasks adds their groups).
+//
+// Labels: higher is better. A config that ran gets best_cycles / cycles (1 for the group's best,
+// in (0, 1] otherwise); one that could not run (invalid config, compile or simulation error,
+// timeout) gets 0, below every config that ran. Internal errors say nothing about the config and
+// are left out.
+#pragma once
+
+#include <vector>
+
+#include "autotune/trial.h"
+#include "autotune/tuning_task.h"
+
+namespace tessera::autotune {
+
+struct TrainingGroup {
+  std::vector<std::vector<float>> features;  // one row per config, all the same length
+  std::vector<float> labels;
+};
+
+TrainingGroup make_training_group(const TuningTask& task, const std::vector<Trial>& trials);
+
+// The labels alone (one per trial; internal errors get -1 and are what make_training_group skips).
+std::vector<float> ranking_labels(const std::vector<Trial>& trials);
+
+}  // namespace tessera::autotune

@@ -42,6 +42,10 @@ ALLOWED_LINES = {
     ("codegen/c/codegen_c.h", "16 * 1024"): "the C backend's stack-allocation limit",
     ("compiler/arith/const_bounds.cpp", "kBudget = 256"): "a simplifier step budget",
     ("compiler/arith/rewrite.h", "% 16"): "an example of a rewrite rule",
+    ("autotune/knob.cpp", "join_limited("): "how many elements an error message lists",
+    ("autotune/log_record.h", "16 lower-case hex digits"): "the printed width of a 64-bit hash",
+    ("autotune/tune.h", "trials = 256"): "the tuner's default trial count",
+    ("benchmarks/npu_depthwise/run.py", "LAYERS = "): "MobileNet-style layer shapes (channels)",
 }
 
 

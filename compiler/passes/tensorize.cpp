@@ -394,10 +394,13 @@ class Tensorizer : public IRMutator {
   Stmt mutate_AttrStmt(const AttrStmtNode* op, const Stmt& s) override {
     if (op->key != "produce") return IRMutator::mutate_AttrStmt(op, s);
     Stmt body = op->body;
-    while (true) {
+    for (const TensorizeNode* done = nullptr;;) {
       FindRegion find;
       find.visit(body);
       if (!find.region) break;
+      TESSERA_ICHECK(find.region != done, "tensorize: the region of stage '", find.region->stage,
+                     "' was not replaced");
+      done = find.region;
       body = rewrite(body, *find.region, find.loops);
     }
     body = mutate(body);  // other stages' produce blocks inside

@@ -14,6 +14,7 @@
 #include "compiler/passes/schedule_ops.h"
 #include "compiler/passes/tensorize.h"
 #include "compiler/passes/verify.h"
+#include "compiler/te/true_work.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -123,6 +124,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   f.name = name;
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);
   f.body = body;
+  f.work = true_work(args);
   run_step<bool>(
       "verify",
       [&] {

@@ -7,6 +7,15 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: channels padded to the lanes add MACs, bytes and requantizes.
+Work conv2d_work(const Conv2dShape& sh) {
+  return Work{uint64_t(sh.macs()),
+              uint64_t(sh.C * sh.H * sh.W + sh.K * sh.C * sh.R * sh.S + sh.K * sh.OH() * sh.OW()),
+              uint64_t(sh.K * sh.OH() * sh.OW())};
+}
+}  // namespace
+
 NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant& q,
                  const NpuConv2dParams& p) {
   const int64_t B = target.block();
@@ -29,11 +38,12 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
                 return sum(binary_op(ExprKind::kMul, x, w), {rc, rr, rs, i});
               },
               "acc", {"k", "oh", "ow", "o"});
-  Tensor Y = compute({KB, OH, OW, B},
-                     [&](const std::vector<Var>& v) {
-                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
-                     },
-                     "Y", {"k", "oh", "ow", "o"});
+  Tensor Y = compute(
+      {KB, OH, OW, B},
+      [&](const std::vector<Var>& v) {
+        return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+      },
+      "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -6,6 +6,14 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: K and N padded to the lanes add MACs, bytes and requantizes that no
+// kernel needs.
+Work dense_work(int64_t M, int64_t K, int64_t N) {
+  return Work{uint64_t(M * K * N), uint64_t(M * K + N * K + M * N), uint64_t(M * N)};
+}
+}  // namespace
+
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
                 const NpuDenseParams& p) {
   const int64_t B = target.block();
@@ -21,11 +29,12 @@ NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, cons
                          return sum(binary_op(ExprKind::kMul, x, w), {kb, i});
                        },
                        "acc", {"m", "nb", "o"});
-  Tensor Y = compute({M, NB, B},
-                     [&](const std::vector<Var>& v) {
-                       return requant_expr(acc({v[0], v[1], v[2]}), q);
-                     },
-                     "Y", {"m", "nb", "o"});
+  Tensor Y = compute(
+      {M, NB, B},
+      [&](const std::vector<Var>& v) {
+        return requant_expr(acc({v[0], v[1], v[2]}), q);
+      },
+      "Y", {"m", "nb", "o"}, dense_work(M, K, N));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -5,6 +5,16 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: one MAC per tap and channel (the diagonal-GEMM mapping's weight tiles do
+// B times as many: each lane's tile row is zero but for its own channel).
+Work depthwise_work(const Conv2dShape& sh) {
+  uint64_t out = uint64_t(sh.C * sh.OH() * sh.OW());
+  return Work{out * uint64_t(sh.R * sh.S), uint64_t(sh.C * sh.H * sh.W + sh.C * sh.R * sh.S) + out,
+              out};
+}
+}  // namespace
+
 NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant& q,
                            const NpuDepthwiseConv2dParams& p) {
   if (sh.K != sh.C) {
@@ -39,11 +49,12 @@ NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& sh, con
                          return sum(binary_op(ExprKind::kMul, x, w), {rr, rs, i});
                        },
                        "acc", {"c", "oh", "ow", "o"});
-  Tensor Y = compute({CB, OH, OW, B},
-                     [&](const std::vector<Var>& v) {
-                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
-                     },
-                     "Y", {"c", "oh", "ow", "o"});
+  Tensor Y = compute(
+      {CB, OH, OW, B},
+      [&](const std::vector<Var>& v) {
+        return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+      },
+      "Y", {"c", "oh", "ow", "o"}, depthwise_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

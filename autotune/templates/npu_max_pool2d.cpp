@@ -4,6 +4,22 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: one max per window element that lies inside the image.
+Work max_pool_work(const Pool2dShape& sh) {
+  auto inside = [&](int64_t out, int64_t taps, int64_t size) {  // sum over outputs of taps in
+    uint64_t n = 0;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t r = 0; r < taps; ++r)
+        n += o * sh.stride + r - sh.pad >= 0 && o * sh.stride + r - sh.pad < size;
+    return n;
+  };
+  uint64_t out = uint64_t(sh.C * sh.OH() * sh.OW());
+  return Work{0, uint64_t(sh.C * sh.H * sh.W) + out,
+              uint64_t(sh.C) * inside(sh.OH(), sh.R, sh.H) * inside(sh.OW(), sh.S, sh.W)};
+}
+}  // namespace
+
 NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
                      const NpuMaxPool2dParams& p) {
   if (sh.pad >= sh.R || sh.pad >= sh.S) {
@@ -37,11 +53,12 @@ NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
                           return max_reduce(P({v[0], h, w, v[3]}), {rr, rs}, where);
                         },
                         "pool", {"c", "oh", "ow", "l"});
-  Tensor Y = compute({CB, OH, OW, B},
-                     [&](const std::vector<Var>& v) {
-                       return pool({v[0], v[1], v[2], v[3]});
-                     },
-                     "Y", {"c", "oh", "ow", "l"});
+  Tensor Y = compute(
+      {CB, OH, OW, B},
+      [&](const std::vector<Var>& v) {
+        return pool({v[0], v[1], v[2], v[3]});
+      },
+      "Y", {"c", "oh", "ow", "l"}, max_pool_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -33,6 +33,8 @@ def test_resnet18_layer_builds_runs_and_is_bit_exact(wl, target_name):
     # A simulated run can never beat the physical bound of the true work on that target.
     assert row["cycles"] >= row["bound"]
     assert 0 < row["frac"] <= 1
+    # The bound is the layer's true work: the workload's MACs, not the padded kernel's.
+    assert row["true_macs"] == wl["MACs"]
 
 
 def test_double_buffering_overlaps_a_memory_bound_layer():

@@ -11,6 +11,7 @@
 
 #include "codegen/npu/build_npu.h"
 #include "runtime/base/error.h"
+#include "runtime/npu/assembler.h"
 #include "runtime/npu/kernel_file.h"
 
 namespace tessera {
@@ -303,14 +304,43 @@ TEST(CodegenNpu, same_function_gives_identical_kernel_bytes) {
 }
 
 TEST(CodegenNpu, saved_module_loads_and_runs_the_same) {
-  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  LoweredFunc f = matmul(64, 32, 64, false);
+  f.work = Work{64 * 32 * 64, 64 * 64 + 32 * 64 + 64 * 32, 64 * 32};  // as lower() would set it
+  NpuModule mod = build_npu(f, npu::default_target());
   std::string path = ::testing::TempDir() + "codegen_npu_matmul.tnpu";
   mod.save(path);
   NpuModule back = NpuModule::load(path);
   EXPECT_EQ(npu::serialize_kernel(back.kernel()), npu::serialize_kernel(mod.kernel()));
   EXPECT_EQ(back.timing().cycles, mod.timing().cycles);
-  EXPECT_GT(mod.roofline().cycles, 0.0);
+  // The true work survives the file: the bound is MAC-limited, 131072 MACs / 256 per cycle.
+  EXPECT_DOUBLE_EQ(back.roofline().cycles, 512.0);
+  EXPECT_EQ(back.roofline().ddr_bytes, uint64_t(64 * 64 + 32 * 64 + 64 * 32));
   std::remove(path.c_str());
+}
+
+TEST(CodegenNpu, module_runs_check_hazards_unless_told_not_to) {
+  // Every compiled kernel the tests run goes through NpuModule::run, so through the hazard check.
+  npu::Assembler a(npu::default_target(), "racy");
+  uint32_t x = a.buffer("x", {16, 16}, DType::kInt8, npu::BufferRole::kInput);
+  uint32_t y = a.buffer("y", {16, 16}, DType::kInt8, npu::BufferRole::kOutput);
+  a.load(npu::Mem::kSram, 0, 1, x, 16, 16, 1);  // no token to the relu that reads it
+  a.relu(16, 1, npu::sram(16, 1), npu::sram(0, 1), npu::kPushNext);
+  a.store(npu::Mem::kSram, 16, 1, y, 16, 16, 1, npu::kPopPrev);
+  NpuModule mod(a.finish(), npu::default_target());
+  std::vector<int8_t> in(256, 5), out(256, 1);
+  std::vector<NDArray> args = {NDArray::view(in.data(), {16, 16}, DType::kInt8),
+                               NDArray::view(out.data(), {16, 16}, DType::kInt8)};
+  EXPECT_THROW(mod.run(args), SimulationError);
+  npu::SimOptions unchecked;
+  unchecked.check_hazards = false;
+  mod.run(args, unchecked);
+  EXPECT_EQ(out, std::vector<int8_t>(256, 0)) << "the relu read SRAM before the load wrote it";
+}
+
+TEST(CodegenNpu, a_function_built_by_hand_without_true_work_has_only_the_kernel_bound) {
+  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  EXPECT_THROW(mod.roofline(), ArgumentError);
+  EXPECT_EQ(mod.kernel_roofline().macs, uint64_t(64 * 32 * 64));
 }
 
 }  // namespace

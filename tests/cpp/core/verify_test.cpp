@@ -12,6 +12,14 @@ namespace {
 
 Stmt produce(const std::string& stage, Stmt body) { return make_attr("produce", stage, body); }
 
+LoweredFunc func(const Buffer& arg, Stmt body) {
+  LoweredFunc f;
+  f.name = "f";
+  f.args = {arg};
+  f.body = std::move(body);
+  return f;
+}
+
 std::string internal_error_of(const LoweredFunc& f, const Target& t) {
   try {
     verify(f, t);
@@ -31,7 +39,7 @@ TEST(Verify, element_wise_store_left_in_npu_code_is_an_internal_error) {
   Var i("i");
   Stmt body = produce("C", make_for(i, make_int(0), make_int(16), ForKind::kSerial,
                                     make_store(C, {i}, make_int(0, DType::kInt8))));
-  std::string m = internal_error_of(LoweredFunc{"f", {C}, body}, kNpu);
+  std::string m = internal_error_of(func(C, body), kNpu);
   EXPECT_CONTAINS(m, "verify (npu-v1): function 'f', stage 'C': an element-wise store is left");
   EXPECT_CONTAINS(m, "statement: C[i] = int8(0)");
 }
@@ -43,7 +51,7 @@ TEST(Verify, gemm_weight_tile_past_its_buffer_is_an_internal_error) {
   Buffer Ca = make_buffer("C.acc", DType::kInt32, {1, 16}, "acc");
   Stmt g = make_npu_gemm(true, Ca, make_int(0), Xs, make_int(0), Ws, make_int(1));
   Stmt body = make_allocate(Ws, make_allocate(Xs, make_allocate(Ca, produce("C.acc", g))));
-  std::string m = internal_error_of(LoweredFunc{"f", {X}, body}, kNpu);
+  std::string m = internal_error_of(func(X, body), kNpu);
   EXPECT_CONTAINS(m,
                   "stage 'C.acc': the GEMM weight tile touches rows [1, 17) of 'W.sram', which "
                   "has 16 rows, for some iteration of the loops around it (1..17)");
@@ -56,7 +64,7 @@ TEST(Verify, dma_past_the_end_of_its_argument_in_one_iteration_is_an_internal_er
   Stmt dma = make_npu_dma(true, Xs, make_int(0), 1, X, Expr(i) * 16, 16, make_int(1), make_int(1));
   Stmt body = make_allocate(
       Xs, produce("X.sram", make_for(i, make_int(0), make_int(3), ForKind::kSerial, dma)));
-  std::string m = internal_error_of(LoweredFunc{"f", {X}, body}, kNpu);
+  std::string m = internal_error_of(func(X, body), kNpu);
   EXPECT_CONTAINS(m,
                   "the DMA source touches elements [(i * 16), ((i * 16) + 16)) of 'X', which "
                   "has 32 elements, for some iteration of the loops around it (32..48 with "
@@ -65,14 +73,14 @@ TEST(Verify, dma_past_the_end_of_its_argument_in_one_iteration_is_an_internal_er
   Stmt guarded =
       make_allocate(Xs, produce("X.sram", make_for(i, make_int(0), make_int(3), ForKind::kSerial,
                                                    make_if(Expr(i) < make_int(2), dma))));
-  EXPECT_EQ(internal_error_of(LoweredFunc{"f", {X}, guarded}, kNpu), "");
+  EXPECT_EQ(internal_error_of(func(X, guarded), kNpu), "");
 }
 
 TEST(Verify, on_chip_operand_outside_its_allocation_is_an_internal_error) {
   Buffer X = make_buffer("X", DType::kInt8, {16});
   Buffer Ys = make_buffer("Y.sram", DType::kInt8, {16}, "sram");
   Stmt v = make_npu_vector(npu::VecOp::kRelu, Ys, make_int(0), Ys, make_int(0));
-  std::string m = internal_error_of(LoweredFunc{"f", {X}, produce("Y.sram", v)}, kNpu);
+  std::string m = internal_error_of(func(X, produce("Y.sram", v)), kNpu);
   EXPECT_CONTAINS(m, "the vector destination 'Y.sram' is not allocated around its use");
 }
 
@@ -81,7 +89,7 @@ TEST(Verify, npu_statement_on_the_c_target_is_an_internal_error) {
   Buffer Ys = make_buffer("Y.sram", DType::kInt8, {16}, "sram");
   Stmt body =
       make_allocate(Ys, make_npu_vector(npu::VecOp::kRelu, Ys, make_int(0), Ys, make_int(0)));
-  std::string m = internal_error_of(LoweredFunc{"f", {X}, body}, Target::c());
+  std::string m = internal_error_of(func(X, body), Target::c());
   EXPECT_CONTAINS(m,
                   "verify (c): function 'f', stage '<top level>': an NPU statement reached a "
                   "target that is not an NPU");
@@ -90,7 +98,7 @@ TEST(Verify, npu_statement_on_the_c_target_is_an_internal_error) {
 TEST(Verify, multi_dimensional_access_left_for_c_is_an_internal_error) {
   Buffer A = make_buffer("A", DType::kFloat32, {4, 4});
   Stmt body = make_store(A, {make_int(1), make_int(2)}, make_float(0.0));
-  std::string m = internal_error_of(LoweredFunc{"f", {A}, body}, Target::c());
+  std::string m = internal_error_of(func(A, body), Target::c());
   EXPECT_CONTAINS(m, "an access of 'A' has 2 indices");
 }
 

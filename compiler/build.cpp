@@ -6,20 +6,20 @@
 
 namespace tessera {
 
-CpuModule build(const Schedule& sch, const std::vector<Tensor>& args, const std::string& target,
-                const std::string& name) {
-  if (target == "npu") {
-    throw LowerError("build: target 'npu' gives an NPU module; call build_npu");
+Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
+             const std::string& name, const CompileOptions& c_options) {
+  if (target.is_npu() && !c_options.compiler.empty()) {
+    throw TargetError(str("build: compiler '", c_options.compiler,
+                          "' applies to target c only; an NPU target has no C compiler"));
   }
-  if (target != "c") {
-    throw LowerError(str("build: unknown target '", target, "'; known targets: c, npu"));
+  LoweredFunc f = lower(sch, args, name, target);
+  switch (target.kind()) {
+    case Target::Kind::kC:
+      return build_c(f, c_options);
+    case Target::Kind::kNpu:
+      return build_npu(f, target.npu());
   }
-  return build_c(lower(sch, args, name));
-}
-
-NpuModule build_npu(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
-                    const npu::Target& target) {
-  return build_npu(lower(sch, args, name, "npu"), target);
+  return build_c(f, c_options);  // unreachable: every kind is handled above
 }
 
 }  // namespace tessera

@@ -1,11 +1,18 @@
-// NPU depthwise conv2d (batch 1) in NCHWc16, run on the GEMM intrinsic with diagonal weight tiles:
-//   X [CB, H, W, 16], W [CB, R, S, 16 (out), 16 (in)] -> Y [CB, OH, OW, 16]
-//   Y[c, oh, ow, o] = requant(sum_{r, s, i} Xpad[c, oh*stride + r, ow*stride + s, i] * W[c, r, s,
-//   o, i])
-// with W[c, r, s, o, i] = w[16c + o, r, s] if o == i else 0 (host helper:
-// npu_layout.pack_depthwise_weight_diagonal). It is conv2d with a single input block per output
-// block. Only the diagonal of each 16x16 tile is non-zero, so it uses 1/16 of the MAC array: the
-// price of reusing the GEMM intrinsic instead of a per-lane vector multiply-accumulate.
+// NPU depthwise conv2d (batch 1) in NCHWc{B}, B = target.block(), in one of two mappings:
+//
+// Vector MAC (the default): the vector unit's per-lane multiply-accumulate (npu_vmac_intrin),
+//   X [CB, H, W, B], W [CB, R, S, B] -> Y [CB, OH, OW, B]
+//   Y[c, oh, ow, l] = requant(sum_{r, s} Xpad[c, oh*stride + r, ow*stride + s, l] * W[c, r, s, l])
+// with W[c, r, s, l] = w[B c + l, r, s] (host helper: npu_layout.pack_depthwise_weight). One
+// vector instruction per tap and tile: the first tap multiplies (mul), the others accumulate
+// (mac), each row of B channels in ceil(B / vector_lanes) cycles.
+//
+// Diagonal GEMM: the MAC array with diagonal weight tiles (npu_gemm_intrin),
+//   W [CB, R, S, B (out), B (in)], W[c, r, s, o, i] = w[B c + o, r, s] if o == i else 0
+// (host helper: npu_layout.pack_depthwise_weight_diagonal): conv2d with a single input block per
+// output block. Only the diagonal of each tile is non-zero, so it uses 1/B of the array and moves
+// B times the weight bytes.
+//
 // The zero padding is a stage (P) computed per tile in SRAM: the DMA pads it on load.
 #pragma once
 
@@ -14,14 +21,17 @@
 
 namespace tessera {
 
+enum class DepthwiseMapping : uint8_t { kVectorMac, kDiagonalGemm };
+
 struct NpuDepthwiseConv2dParams {
   int64_t tile_oh = 4;  // output rows per tile
   int64_t tile_cb = 4;  // channel blocks per tile
   bool double_buffer = true;
+  DepthwiseMapping mapping = DepthwiseMapping::kVectorMac;
 };
 
 // Uses shape.C, H, W, R, S, stride, pad; shape.K must equal shape.C (one output per channel).
-NpuOp npu_depthwise_conv2d(const Conv2dShape& shape, const Requant& q,
+NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
                            const NpuDepthwiseConv2dParams& p = NpuDepthwiseConv2dParams());
 
 }  // namespace tessera

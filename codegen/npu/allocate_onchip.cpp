@@ -3,24 +3,16 @@
 #include <set>
 #include <vector>
 
+#include "compiler/passes/npu_rules.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
 
-npu::Mem onchip_mem(const Buffer& b, const std::string& stage) {
-  if (b->scope == "sram" || b->scope == "acc") {
-    npu::Mem mem = b->scope == "sram" ? npu::Mem::kSram : npu::Mem::kAcc;
-    DType want = mem == npu::Mem::kSram ? DType::kInt8 : DType::kInt32;
-    if (b->dtype != want) {
-      throw LowerError(str("stage '", stage, "': on-chip buffer '", b->name, "' in scope '",
-                           b->scope, "' has dtype ", dtype_name(b->dtype), "; scope '", b->scope,
-                           "' holds ", dtype_name(want), " only"));
-    }
-    return mem;
+npu::Mem onchip_mem(const Buffer& b, const std::string& stage, const npu::Target& target) {
+  if (std::string why = onchip_problem(b, target, false); !why.empty()) {
+    throw LowerError(str("stage '", stage, "': ", why));
   }
-  throw LowerError(str("stage '", stage, "': buffer '", b->name, "' has scope '", b->scope,
-                       "', which the NPU cannot hold on chip; on-chip buffers are in scope "
-                       "'sram' (int8) or 'acc' (int32)"));
+  return b->scope == "sram" ? npu::Mem::kSram : npu::Mem::kAcc;
 }
 
 namespace {
@@ -77,21 +69,19 @@ class Allocator {
   OnchipPlan plan;
 
  private:
-  int64_t row_bytes(npu::Mem m) const { return m == npu::Mem::kSram ? kNpuLanes : 4 * kNpuLanes; }
+  int64_t row_bytes(npu::Mem m) const {
+    return m == npu::Mem::kSram ? target_.mac_in : 4 * target_.mac_out;
+  }
 
   void visit_allocate(const AllocateNode* op) {
     std::string stage = stages_.empty() ? op->buffer->name : stages_.back();
     OnchipBuffer b;
     b.name = op->buffer->name;
-    b.mem = onchip_mem(op->buffer, stage);
-    const auto& shape = op->buffer->shape;
-    if (shape.empty() || shape.back() % kNpuLanes != 0) {
-      throw LowerError(str("stage '", stage, "': on-chip buffer '", b.name,
-                           "' has an innermost dimension of ", shape.empty() ? 1 : shape.back(),
-                           " elements; it must be a multiple of ", kNpuLanes,
-                           " (one row of the NPU's ", kNpuLanes, " lanes)"));
+    if (std::string why = onchip_problem(op->buffer, target_); !why.empty()) {
+      throw LowerError(str("stage '", stage, "': ", why));
     }
-    b.rows = op->buffer->num_elements() / kNpuLanes;
+    b.mem = onchip_mem(op->buffer, stage, target_);
+    b.rows = onchip_rows(op->buffer, target_);
     for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
     int m = static_cast<int>(b.mem);
     b.base = top_[m];

@@ -26,7 +26,7 @@ struct OnchipBuffer {
   std::string name;
   npu::Mem mem = npu::Mem::kSram;
   int64_t base = 0;  // first row, in rows of `mem`
-  int64_t rows = 0;  // rows of one copy (num_elements / kNpuLanes)
+  int64_t rows = 0;  // rows of one copy (num_elements / the target's block)
   bool double_buffered = false;
 };
 
@@ -38,8 +38,9 @@ struct OnchipPlan {
 };
 
 // The memory of an on-chip scope: "sram" or "acc"; LowerError naming the buffer and `stage`
-// for any other scope or a dtype that does not match it (sram holds int8, acc int32).
-npu::Mem onchip_mem(const Buffer& b, const std::string& stage);
+// for any other scope or a dtype that does not match it (sram holds int8, acc int32): the rule
+// of compiler/passes/npu_rules.h.
+npu::Mem onchip_mem(const Buffer& b, const std::string& stage, const npu::Target& target);
 
 OnchipPlan allocate_onchip(const Stmt& body, const npu::Target& target);
 

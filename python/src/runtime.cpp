@@ -4,10 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "codegen/c/build_c.h"
+#include <optional>
+
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
 #include "python/src/array_arg.h"
+#include "python/src/py_handles.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -103,30 +105,24 @@ void bind_runtime(py::module_& m) {
       .def("export_library", &CpuModule::export_library);
   m.def("load_module", &CpuModule::load);
 
+  // target: "c", "npu" (npu-v1) or an npu.Target; C++ decides what each means.
   m.def(
       "lower",
       [](Schedule& s, const std::vector<Tensor>& args, const std::string& name,
-         const std::string& target) { return lower(s, args, name, target); },
+         const PyTarget& target) { return lower(s, args, name, to_target(target)); },
       py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
   m.def(
       "build",
-      [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-         const std::string& name, const std::optional<std::string>& compiler) -> py::object {
-        if (target == "npu") {
-          if (compiler) throw LowerError("build: compiler= applies to target 'c' only");
-          return py::cast(build_npu(s, args, name));
-        }
-        if (!compiler) return py::cast(build(s, args, target, name));
-        // Another C compiler (e.g. "clang") with the default flags, which both GCC and clang
-        // accept: what the schedule fuzzer uses as a differential check of the system compiler.
-        if (target != "c")
-          throw LowerError(str("build: unknown target '", target, "'; known targets: c, npu"));
-        CompileOptions options;
-        options.compiler = *compiler;
-        return py::cast(build_c(lower(s, args, name), options));
+      [](Schedule& s, const std::vector<Tensor>& args, const PyTarget& target,
+         const std::string& name, const std::optional<std::string>& compiler) {
+        CompileOptions c_options;
+        if (compiler) c_options.compiler = *compiler;
+        return build(s, args, to_target(target), name, c_options);
       },
       py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main",
-      py::arg("compiler") = py::none());
+      py::arg("compiler") = py::none(),
+      "Lowers and builds for the target: a Module (C) or an npu.NpuModule (an NPU target). "
+      "compiler= names another C compiler (e.g. 'clang') for target 'c', with the default flags.");
 }
 
 }  // namespace tessera::python

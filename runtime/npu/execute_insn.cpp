@@ -91,8 +91,8 @@ void store(const Dma& d, const Target& t, const Memories& m, PendingWrites& p) {
   add_rows(p, d.rows, row, d.ddr_addr, d.ddr_stride);
 }
 
-// One MAC-array step; N is the array size when known at compile time (16 on npu-v1), so the
-// compiler unrolls and vectorises the dot products.
+// One MAC-array step; N is the array size when known at compile time (the sizes execute_insn
+// dispatches), so the compiler unrolls and vectorises the dot products.
 template <int N>
 void gemm_step(int32_t* acc, const int8_t* inp, const int8_t* wgt, int n, bool reset) {
   const int size = N > 0 ? N : n;
@@ -146,6 +146,8 @@ int64_t apply(const Vector& v, int64_t a, int64_t b) {
       return std::clamp<int64_t>(a, v.imm, v.imm_hi);
     case VecOp::kRequantize:
       return std::clamp<int64_t>(rounding_shift(a * v.imm, v.shift) + v.zero_point, -128, 127);
+    case VecOp::kMac:
+      break;  // reads the destination too: vector() computes it
   }
   return 0;
 }
@@ -178,6 +180,11 @@ class VectorRun {
         for (int l = 0; l < lanes_; ++l) {
           int64_t a = lane(v_.src_mem, s, l);
           int64_t b = v_.use_imm ? v_.imm : lane(v_.src2_mem, s2, l);
+          if (v_.op == VecOp::kMac) {  // into the accumulator (prepare_program checks); wraps
+            int32_t old = int32_t(lane(Mem::kAcc, d, l));
+            p_.acc_rows[row * lanes_ + l] = int32_t(uint32_t(old) + uint32_t(uint64_t(a * b)));
+            continue;
+          }
           int64_t r = apply(v_, a, b);
           if (v_.dst_mem == Mem::kAcc)
             p_.acc_rows[row * lanes_ + l] = int32_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
@@ -214,10 +221,21 @@ void begin_insn(const Insn& insn, const Target& t, const Memories& m, PendingWri
       store(insn.dma, t, m, p);
       break;
     case Opcode::kGemm:
-      if (t.mac_in == 16)
-        gemm<16>(insn.gemm, t, m, p);
-      else
-        gemm<0>(insn.gemm, t, m, p);
+      // Compile-time sizes for the power-of-two arrays the vectoriser handles best; any other
+      // size runs the generic loop (same results).
+      switch (t.mac_in) {
+        case 8:
+          gemm<8>(insn.gemm, t, m, p);
+          break;
+        case 16:
+          gemm<16>(insn.gemm, t, m, p);
+          break;
+        case 32:
+          gemm<32>(insn.gemm, t, m, p);
+          break;
+        default:
+          gemm<0>(insn.gemm, t, m, p);
+      }
       break;
     case Opcode::kVector:
       VectorRun(insn.vec, t, m, p).run();

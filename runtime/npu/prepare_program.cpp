@@ -59,7 +59,7 @@ class Checker {
         ddr_bytes_(k.ddr_bytes()),
         sram_rows_(uint64_t(t.sram_rows())),
         acc_rows_(uint64_t(t.acc_rows())),
-        vector_row_cycles_(uint64_t((t.mac_out + t.vector_lanes - 1) / t.vector_lanes)) {}
+        vector_row_cycles_(uint64_t(t.vector_cycles_per_row())) {}
 
   [[noreturn]] void fail(size_t i, const std::string& what) const {
     throw SimulationError(str(describe_insn(k_, i), ": ", what));
@@ -129,6 +129,8 @@ class Checker {
       fail(i, str("shift amount ", v.imm, " is out of range [0, 31]"));
     if (v.op == VecOp::kRequantize && v.shift > 62)
       fail(i, str("requantize shift ", int(v.shift), " is out of range [0, 62]"));
+    if (v.op == VecOp::kMac && v.dst_mem != Mem::kAcc)
+      fail(i, "mac accumulates into the accumulator; its destination is in SRAM");
     rows(i, v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1, "dst operand");
     rows(i, v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1, "src operand");
     if (!v.use_imm)

@@ -5,6 +5,7 @@
 #include "runtime/base/error.h"
 #include "runtime/base/file_io.h"
 #include "runtime/base/fnv1a.h"
+#include "runtime/npu/npu_v1_json.h"  // generated from runtime/npu/targets/npu-v1.json
 
 namespace tessera::npu {
 namespace {
@@ -49,29 +50,6 @@ const IntField kIntFields[] = {
      "load-unit cycles per zero-padding unit written on chip"},
 };
 
-// The built-in copy of runtime/npu/targets/npu-v1.json; a test checks that the two agree.
-const char* const kDefaultTargetJson = R"({
-  "acc_bytes": 65536,
-  "acc_raw_latency_cycles": 3,
-  "clock_hz": 1000000000,
-  "compute_queue_depth": 64,
-  "ddr_bytes_per_cycle": 16,
-  "dma_fixed_cycles": 100,
-  "dma_row_cycles": 1,
-  "fetch_burst_insns": 64,
-  "gemm_fixed_cycles": 20,
-  "load_queue_depth": 64,
-  "mac_in": 16,
-  "mac_out": 16,
-  "name": "npu-v1",
-  "pad_unit_cycles": 1,
-  "sram_bytes": 262144,
-  "store_queue_depth": 64,
-  "token_queue_depth": 32,
-  "vector_fixed_cycles": 10,
-  "vector_lanes": 16
-})";
-
 std::string where(const std::string& source) { return str("target description '", source, "'"); }
 
 bool valid_name(const std::string& name) {
@@ -101,9 +79,12 @@ void validate_target(const Target& t, const std::string& source) {
                             ", out of range [", f.min, ", ", f.max, "]"));
   }
   if (t.mac_in != t.mac_out)
-    throw TargetError(str(where(source), ": field 'mac_out' (", t.mac_out,
-                          ") must equal 'mac_in' (", t.mac_in,
-                          "): the vector unit moves whole rows between SRAM and the accumulator"));
+    throw TargetError(str(where(source), ": fields 'mac_in' (", t.mac_in, ") and 'mac_out' (",
+                          t.mac_out,
+                          ") differ: tessera supports square MAC arrays only (mac_in = mac_out, "
+                          "any size from 1 to 128), because the vector unit moves whole rows "
+                          "between SRAM and the accumulator and the packed layouts use one "
+                          "channel block for inputs and outputs"));
   if (t.sram_bytes % t.mac_in != 0 || t.sram_rows() < t.mac_out)
     throw TargetError(str(where(source), ": field 'sram_bytes' (", t.sram_bytes,
                           ") must be a multiple of the SRAM row (", t.mac_in,
@@ -152,7 +133,7 @@ Target parse_target(const std::string& json_text, const std::string& source) {
 }
 
 Target default_target() {
-  static const Target t = parse_target(kDefaultTargetJson, "built-in npu-v1");
+  static const Target t = parse_target(kNpuV1Json, "built-in npu-v1");
   return t;
 }
 

@@ -81,7 +81,7 @@ TEST(TrueWork, a_zero_padded_stage_is_a_copy_and_its_input_is_read_once_in_full)
 TEST(TrueWork, declared_work_of_every_output_replaces_the_padded_expression) {
   // conv2d with 3 input channels: the expression multiplies 16 padded channels.
   Conv2dShape sh{3, 8, 8, 20, 3, 3, 1, 1};
-  NpuOp op = npu_conv2d(sh, Requant{});
+  NpuOp op = npu_conv2d(npu::default_target(), sh, Requant{});
   Work w = true_work(op.args);
   EXPECT_EQ(w.macs, uint64_t(20 * 8 * 8 * 3 * 3 * 3));
   EXPECT_EQ(w.min_ddr_bytes, uint64_t(3 * 8 * 8 + 20 * 3 * 3 * 3 + 20 * 8 * 8));
@@ -92,7 +92,7 @@ TEST(TrueWork, declared_work_of_every_output_replaces_the_padded_expression) {
 
 TEST(TrueWork, depthwise_counts_one_mac_per_tap_and_channel) {
   Conv2dShape sh{24, 10, 10, 24, 5, 5, 2, 2};  // OH = OW = 5
-  NpuOp op = npu_depthwise_conv2d(sh, Requant{});
+  NpuOp op = npu_depthwise_conv2d(npu::default_target(), sh, Requant{});
   Work w = true_work(op.args);
   EXPECT_EQ(w.macs, uint64_t(24 * 5 * 5 * 25));
   EXPECT_EQ(w.min_ddr_bytes, uint64_t(24 * 10 * 10 + 24 * 25 + 24 * 5 * 5));
@@ -101,7 +101,7 @@ TEST(TrueWork, depthwise_counts_one_mac_per_tap_and_channel) {
 TEST(TrueWork, padded_max_pooling_counts_only_window_elements_inside_the_image) {
   // 3x3, stride 2, pad 1 on 4x4: outputs 2x2; rows covered per output row: 2 (rows -1..1 -> 2)
   // and 3 (rows 1..3), the same for columns: (2 + 3) * (2 + 3) = 25 maxes per channel.
-  NpuOp op = npu_max_pool2d(Pool2dShape{5, 4, 4, 3, 3, 2, 1});
+  NpuOp op = npu_max_pool2d(npu::default_target(), Pool2dShape{5, 4, 4, 3, 3, 2, 1});
   Work w = true_work(op.args);
   EXPECT_EQ(w.vector_ops, uint64_t(5 * 25));
   EXPECT_EQ(w.min_ddr_bytes, uint64_t(5 * 16 + 5 * 4));

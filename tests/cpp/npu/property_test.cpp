@@ -108,6 +108,9 @@ class Generator {
           };
           Operand dst = operand(), src = operand();
           VecOp op = VecOp(range(0, kNumVecOps - 1));
+          // mac accumulates into the accumulator only.
+          if (op == VecOp::kMac && dst.mem != Mem::kAcc)
+            dst = Operand{Mem::kAcc, affine(e0, e1, accr)};
           unsigned d = deps(Queue::kCompute);
           if (op == VecOp::kRelu)
             a.relu(e0, e1, dst, src, d);

@@ -2,24 +2,19 @@
 
 #include "codegen/c/build_c.h"
 #include "codegen/npu/build_npu.h"
-#include "runtime/base/error.h"
 
 namespace tessera {
 
-CpuModule build(const Schedule& sch, const std::vector<Tensor>& args, const std::string& target,
-                const std::string& name) {
-  if (target == "npu") {
-    throw LowerError("build: target 'npu' gives an NPU module; call build_npu");
+Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
+             const std::string& name) {
+  LoweredFunc f = lower(sch, args, name, target);
+  switch (target.kind()) {
+    case Target::Kind::kC:
+      return build_c(f);
+    case Target::Kind::kNpu:
+      return build_npu(f, target.npu());
   }
-  if (target != "c") {
-    throw LowerError(str("build: unknown target '", target, "'; known targets: c, npu"));
-  }
-  return build_c(lower(sch, args, name));
-}
-
-NpuModule build_npu(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
-                    const npu::Target& target) {
-  return build_npu(lower(sch, args, name, "npu"), target);
+  return build_c(f);  // unreachable: every kind is handled above
 }
 
 }  // namespace tessera

@@ -1,9 +1,13 @@
-// build(): lower a schedule and generate a runnable module for a target.
-//   target "c":   C with OpenMP, compiled by the system C compiler and loaded in-process.
-//   target "npu": an NPU kernel for the npu-v1 simulator (build_npu).
+// build(): lower a schedule and generate a runnable module for a target. Every target is
+// dispatched here (the Python binding only forwards):
+//   Target::c() / "c":  C with OpenMP, compiled by the system C compiler and loaded in-process
+//                       (codegen/c/build_c.h) -> CpuModule;
+//   an NPU target:      an NPU kernel for that target's simulator (codegen/npu/build_npu.h)
+//                       -> NpuModule. "npu" is the built-in npu-v1.
 #pragma once
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "compiler/lower.h"
@@ -12,12 +16,11 @@
 
 namespace tessera {
 
-// LowerError for an unknown target; errors of lower() and of the backend pass through.
-CpuModule build(const Schedule& sch, const std::vector<Tensor>& args, const std::string& target,
-                const std::string& name = "main");
-// The NPU kernel of a schedule, on `target` (the default npu-v1 when omitted).
-NpuModule build_npu(const Schedule& sch, const std::vector<Tensor>& args,
-                    const std::string& name = "main",
-                    const npu::Target& target = npu::default_target());
+// What build() returns: a CpuModule for the C target, an NpuModule for an NPU target.
+using Module = std::variant<CpuModule, NpuModule>;
+
+// TargetError for an unknown target name; errors of lower() and of the backend pass through.
+Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
+             const std::string& name = "main");
 
 }  // namespace tessera

@@ -78,13 +78,33 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
   return out;
 }
 
+// Every tensor intrinsic of the schedule runs on the target's MAC array.
+void check_intrinsics(const Schedule& sch, const Target& target) {
+  for (const StagePtr& st : sch.stages()) {
+    if (!st->intrin) continue;
+    const TensorIntrinNode& in = *st->intrin;
+    if (!target.is_npu()) {
+      throw TargetError(str("stage '", st->name(), "': tensorize with '", in.name,
+                            "' needs an NPU target; target '", target.name(),
+                            "' has no MAC array (build for an NPU, or drop the tensorize)"));
+    }
+    const npu::Target& t = target.npu();
+    if (in.block_in != t.mac_in || in.block_out != t.mac_out) {
+      throw TargetError(str("stage '", st->name(), "': tensorize with '", in.name,
+                            "', declared for a ", in.block_out, "x", in.block_in,
+                            " MAC array, but target '", t.name, "' has a ", t.mac_out, "x",
+                            t.mac_in,
+                            " array (mac_out x mac_in); declare the intrinsic for this "
+                            "target (npu_gemm_intrin(target))"));
+    }
+  }
+}
+
 }  // namespace
 
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
-                  const std::string& target) {
-  if (target != "c" && target != "npu") {
-    throw LowerError(str("lower: unknown target '", target, "'; known targets: c, npu"));
-  }
+                  const Target& target) {
+  check_intrinsics(sch, target);
   std::vector<ArgBinding> bindings = bind_args(sch, args);
   BoundMap bounds = infer_bounds(sch);
   Stmt body = run_pass("schedule_ops", Stmt(),
@@ -92,8 +112,9 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
   body = run_pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
   body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
-  if (target == "npu") {
-    body = run_pass("inject_npu_ops", body, [](const Stmt& s) { return inject_npu_ops(s); });
+  if (target.is_npu()) {
+    body = run_pass("inject_npu_ops", body,
+                    [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
   }
   LoweredFunc f;
   f.name = name;

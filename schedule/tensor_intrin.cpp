@@ -2,28 +2,29 @@
 
 #include "compiler/ir/ir_printer.h"
 #include "compiler/te/te.h"
+#include "runtime/base/error.h"
 
 namespace tessera {
 
-TensorIntrin npu_gemm_intrin() {
-  static const TensorIntrin intrin = [] {
-    Tensor inp = placeholder({kNpuLanes}, DType::kInt8, "inp");
-    Tensor wgt = placeholder({kNpuLanes, kNpuLanes}, DType::kInt8, "wgt");
-    IterVar i = reduce_axis(0, kNpuLanes, "i");
-    Tensor out = compute({kNpuLanes},
-                         [&](const std::vector<Var>& o) {
-                           return sum(binary_op(ExprKind::kMul, cast(DType::kInt32, inp({i->var})),
-                                                cast(DType::kInt32, wgt({o[0], i->var}))),
-                                      {i});
-                         },
-                         "out", {"o"});
-    auto n = std::make_shared<TensorIntrinNode>();
-    n->name = "npu.gemm16";
-    n->kind = IntrinKind::kNpuGemm;
-    n->op = out.op();
-    return TensorIntrin(n);
-  }();
-  return intrin;
+TensorIntrin npu_gemm_intrin(const npu::Target& target) {
+  const int64_t bi = target.mac_in, bo = target.mac_out;
+  Tensor inp = placeholder({bi}, DType::kInt8, "inp");
+  Tensor wgt = placeholder({bo, bi}, DType::kInt8, "wgt");
+  IterVar i = reduce_axis(0, bi, "i");
+  Tensor out = compute({bo},
+                       [&](const std::vector<Var>& o) {
+                         return sum(binary_op(ExprKind::kMul, cast(DType::kInt32, inp({i->var})),
+                                              cast(DType::kInt32, wgt({o[0], i->var}))),
+                                    {i});
+                       },
+                       "out", {"o"});
+  auto n = std::make_shared<TensorIntrinNode>();
+  n->name = str("npu.gemm", bo, "x", bi);
+  n->kind = IntrinKind::kNpuGemm;
+  n->op = out.op();
+  n->block_in = bi;
+  n->block_out = bo;
+  return TensorIntrin(n);
 }
 
 std::string TensorIntrinNode::to_string() const {

@@ -2,12 +2,14 @@
 
 namespace tessera {
 
-NpuOp npu_add(int64_t C, int64_t H, int64_t W, bool relu, const NpuAddParams& p) {
-  const int64_t CB = ceil_div(C, kNpuLanes);
-  Tensor A = placeholder({CB, H, W, kNpuLanes}, DType::kInt8, "A");
-  Tensor B = placeholder({CB, H, W, kNpuLanes}, DType::kInt8, "B");
+NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool relu,
+              const NpuAddParams& p) {
+  const int64_t blk = target.block();
+  const int64_t CB = ceil_div(C, blk);
+  Tensor A = placeholder({CB, H, W, blk}, DType::kInt8, "A");
+  Tensor B = placeholder({CB, H, W, blk}, DType::kInt8, "B");
   Tensor Y = compute(
-      {CB, H, W, kNpuLanes},
+      {CB, H, W, blk},
       [&](const std::vector<Var>& v) {
         Expr s = binary_op(ExprKind::kAdd, cast(DType::kInt32, A({v[0], v[1], v[2], v[3]})),
                            cast(DType::kInt32, B({v[0], v[1], v[2], v[3]})));

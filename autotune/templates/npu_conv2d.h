@@ -1,5 +1,5 @@
-// NPU conv2d (batch 1) in NCHWc16:
-//   X [CB, H, W, 16], W [KB, CB, R, S, 16, 16] -> Y [KB, OH, OW, 16]
+// NPU conv2d (batch 1) in NCHWc{B}, B = target.block():
+//   X [CB, H, W, B], W [KB, CB, R, S, B, B] -> Y [KB, OH, OW, B]
 //   Y[k, oh, ow] = requant(sum_{c, r, s} Xpad[c, oh*stride + r, ow*stride + s] * W[k, c, r, s])
 // The zero padding is a stage (P) computed per tile in SRAM: the DMA pads it on load.
 #pragma once
@@ -24,12 +24,12 @@ struct Conv2dShape {
   int64_t macs() const { return K * OH() * OW() * C * R * S; }
 };
 
-NpuOp npu_conv2d(const Conv2dShape& shape, const Requant& q,
+NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
                  const NpuConv2dParams& p = NpuConv2dParams());
 
 // Parameters for `shape` that fit the target's SRAM and accumulator, chosen by a small analytic
-// model (MAC-array steps plus per-instruction costs against DMA traffic); the tuner replaces it.
-NpuConv2dParams default_conv2d_params(const Conv2dShape& shape, int64_t sram_bytes = 256 * 1024,
-                                      int64_t acc_bytes = 64 * 1024);
+// model of the target (MAC-array steps plus its per-instruction costs against its DMA traffic and
+// DDR bandwidth); the tuner replaces it.
+NpuConv2dParams default_conv2d_params(const npu::Target& target, const Conv2dShape& shape);
 
 }  // namespace tessera

@@ -6,20 +6,22 @@
 
 namespace tessera {
 
-NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDenseParams& p) {
-  const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
-  Tensor X = placeholder({M, KB, kNpuLanes}, DType::kInt8, "X");
-  Tensor W = placeholder({NB, KB, kNpuLanes, kNpuLanes}, DType::kInt8, "W");
+NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
+                const NpuDenseParams& p) {
+  const int64_t B = target.block();
+  const int64_t KB = ceil_div(K, B), NB = ceil_div(N, B);
+  Tensor X = placeholder({M, KB, B}, DType::kInt8, "X");
+  Tensor W = placeholder({NB, KB, B, B}, DType::kInt8, "W");
   IterVar kb = reduce_axis(0, KB, "kb");
-  IterVar i = reduce_axis(0, kNpuLanes, "i");
-  Tensor acc = compute({M, NB, kNpuLanes},
+  IterVar i = reduce_axis(0, B, "i");
+  Tensor acc = compute({M, NB, B},
                        [&](const std::vector<Var>& v) {
                          Expr x = cast(DType::kInt32, X({v[0], kb->var, i->var}));
                          Expr w = cast(DType::kInt32, W({v[1], kb->var, v[2], i->var}));
                          return sum(binary_op(ExprKind::kMul, x, w), {kb, i});
                        },
                        "acc", {"m", "nb", "o"});
-  Tensor Y = compute({M, NB, kNpuLanes},
+  Tensor Y = compute({M, NB, B},
                      [&](const std::vector<Var>& v) {
                        return requant_expr(acc({v[0], v[1], v[2]}), q);
                      },
@@ -43,7 +45,7 @@ NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDens
   sch[xs].compute_at(y, mo);
   const auto& ax = acc.op()->axis;
   a.reorder({ax[1], kb, ax[0], ax[2], i});
-  a.tensorize(ax[2], npu_gemm_intrin());
+  a.tensorize(ax[2], npu_gemm_intrin(target));
   if (p.double_buffer) {
     sch[xs].double_buffer();
     sch[ws].double_buffer();
@@ -51,20 +53,29 @@ NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q, const NpuDens
   return NpuOp{"dense", {X, W, Y}, s};
 }
 
-NpuDenseParams default_dense_params(int64_t M, int64_t K, int64_t N, int64_t sram_bytes,
-                                    int64_t acc_bytes) {
-  const int64_t KB = ceil_div(K, kNpuLanes), NB = ceil_div(N, kNpuLanes);
-  const int64_t sram_rows = sram_bytes / kNpuLanes, acc_rows = acc_bytes / (4 * kNpuLanes);
+NpuDenseParams default_dense_params(const npu::Target& target, int64_t M, int64_t K, int64_t N) {
+  const int64_t B = target.block();
+  const int64_t KB = ceil_div(K, B), NB = ceil_div(N, B);
+  const int64_t sram_rows = target.sram_rows(), acc_rows = target.acc_rows();
   NpuDenseParams p;
   p.double_buffer = true;
   p.tile_nb = std::min<int64_t>(NB, 8);
   // Double-buffered weights take at most half the SRAM.
-  while (p.tile_nb > 1 && 2 * p.tile_nb * KB * kNpuLanes > sram_rows / 2) --p.tile_nb;
+  while (p.tile_nb > 1 && 2 * p.tile_nb * KB * B > sram_rows / 2) --p.tile_nb;
   p.tile_m = std::max<int64_t>(1, std::min(M, acc_rows / p.tile_nb));
   auto sram_need = [&] {
-    return 2 * p.tile_m * KB + 2 * p.tile_nb * KB * kNpuLanes + p.tile_m * p.tile_nb;
+    return 2 * p.tile_m * KB + 2 * p.tile_nb * KB * B + p.tile_m * p.tile_nb;
   };
   while (p.tile_m > 1 && sram_need() > sram_rows) p.tile_m /= 2;
+  // A tile that does not divide M leaves a guard on the rows of every tile, which keeps the GEMM
+  // from folding them (one instruction per row): take the largest divisor of M that is at least
+  // half the tile, when there is one.
+  for (int64_t t = p.tile_m; 2 * t >= p.tile_m; --t) {
+    if (M % t == 0) {
+      p.tile_m = t;
+      break;
+    }
+  }
   return p;
 }
 

@@ -1,5 +1,5 @@
-// NPU dense: Y[m, n] = requant(sum_k X[m, k] * W[n, k]) in packed layouts
-//   X [M, KB, 16], W [NB, KB, 16, 16] -> Y [M, NB, 16]   (KB = ceil(K/16), NB = ceil(N/16)).
+// NPU dense: Y[m, n] = requant(sum_k X[m, k] * W[n, k]) in packed layouts, B = target.block()
+//   X [M, KB, B], W [NB, KB, B, B] -> Y [M, NB, B]   (KB = ceil(K/B), NB = ceil(N/B)).
 #pragma once
 
 #include "autotune/templates/npu_op.h"
@@ -12,12 +12,12 @@ struct NpuDenseParams {
   bool double_buffer = true;
 };
 
-NpuOp npu_dense(int64_t M, int64_t K, int64_t N, const Requant& q,
+NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
                 const NpuDenseParams& p = NpuDenseParams());
 
 // Tiles for an M x K x N dense that fit the target's SRAM and accumulator: as many output
-// blocks per tile as the weights allow (up to 8), then as many rows as the accumulator holds.
-NpuDenseParams default_dense_params(int64_t M, int64_t K, int64_t N,
-                                    int64_t sram_bytes = 256 * 1024, int64_t acc_bytes = 64 * 1024);
+// blocks per tile as the weights allow (up to 8), then as many rows as the accumulator holds
+// (preferring a divisor of M down to half that: a tail tile's guard keeps GEMMs from folding).
+NpuDenseParams default_dense_params(const npu::Target& target, int64_t M, int64_t K, int64_t N);
 
 }  // namespace tessera

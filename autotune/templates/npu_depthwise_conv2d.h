@@ -1,10 +1,11 @@
-// NPU depthwise conv2d (batch 1) in NCHWc16, run on the GEMM intrinsic with diagonal weight tiles:
-//   X [CB, H, W, 16], W [CB, R, S, 16 (out), 16 (in)] -> Y [CB, OH, OW, 16]
+// NPU depthwise conv2d (batch 1) in NCHWc{B}, B = target.block(), run on the GEMM intrinsic with
+// diagonal weight tiles:
+//   X [CB, H, W, B], W [CB, R, S, B (out), B (in)] -> Y [CB, OH, OW, B]
 //   Y[c, oh, ow, o] = requant(sum_{r, s, i} Xpad[c, oh*stride + r, ow*stride + s, i] * W[c, r, s,
 //   o, i])
-// with W[c, r, s, o, i] = w[16c + o, r, s] if o == i else 0 (host helper:
+// with W[c, r, s, o, i] = w[B c + o, r, s] if o == i else 0 (host helper:
 // npu_layout.pack_depthwise_weight_diagonal). It is conv2d with a single input block per output
-// block. Only the diagonal of each 16x16 tile is non-zero, so it uses 1/16 of the MAC array: the
+// block. Only the diagonal of each B x B tile is non-zero, so it uses 1/B of the MAC array: the
 // price of reusing the GEMM intrinsic instead of a per-lane vector multiply-accumulate.
 // The zero padding is a stage (P) computed per tile in SRAM: the DMA pads it on load.
 #pragma once
@@ -21,7 +22,7 @@ struct NpuDepthwiseConv2dParams {
 };
 
 // Uses shape.C, H, W, R, S, stride, pad; shape.K must equal shape.C (one output per channel).
-NpuOp npu_depthwise_conv2d(const Conv2dShape& shape, const Requant& q,
+NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
                            const NpuDepthwiseConv2dParams& p = NpuDepthwiseConv2dParams());
 
 }  // namespace tessera

@@ -11,7 +11,7 @@ Expr requant_expr(const Expr& acc, const Requant& q) {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 Tensor zero_padded(const Tensor& X, int64_t pad) {
-  const auto& sh = X.shape();  // [blocks, H, W, 16]
+  const auto& sh = X.shape();  // [blocks, H, W, B]
   Expr p = make_int(pad);
   return compute(
       {sh[0], sh[1] + 2 * pad, sh[2] + 2 * pad, sh[3]},

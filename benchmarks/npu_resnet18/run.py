@@ -1,16 +1,18 @@
-"""ResNet-18's 12 workloads on the simulated NPU (npu-v1) with the operator library's default
-schedules: each layer is built, run functionally on random int8 data and checked bit-exact
-against numpy, then timed. The report compares cycles with the roofline bound of the layer's
-*true* work (DESIGN.md: max(MACs / 256, minimum DDR bytes / 16, vector ops / 16), with the
-workload's real MACs and unpadded tensor sizes), so channel padding and extra DDR traffic count
-against the schedule.
+"""ResNet-18's 12 workloads on a simulated NPU with the operator library's default schedules: each
+layer is built for the target, run functionally on random int8 data and checked bit-exact against
+numpy, then timed. The report compares cycles with the roofline bound of the layer's *true* work
+on that target (DESIGN.md: max(MACs / MACs per cycle, minimum DDR bytes / DDR bytes per cycle,
+vector ops / vector lanes), with the workload's real MACs and unpadded tensor sizes), so channel
+padding and extra DDR traffic count against the schedule.
 
-    PYTHONPATH=python .venv/bin/python benchmarks/npu_resnet18/run.py
+    PYTHONPATH=python .venv/bin/python benchmarks/npu_resnet18/run.py \\
+        [--target runtime/npu/targets/npu-32x32.json ...]
 
-conv1 (3 input channels) runs as a dense layer on an im2col layout that folds the 7x7 window and
-the channels into the reduction (147 -> 160 lanes), instead of padding 3 channels to 16.
-Writes benchmarks/npu_resnet18/REPORT.md.
+Without --target: npu-v1; with several, one table per target. conv1 (3 input channels) runs as a
+dense layer on an im2col layout that folds the 7x7 window and the channels into the reduction,
+instead of padding 3 channels to a whole block. Writes benchmarks/npu_resnet18/REPORT.md.
 """
+import argparse
 import json
 import os
 import statistics
@@ -23,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 import tessera  # noqa: E402
+from tessera import npu  # noqa: E402
 from tessera import npu_layout as L  # noqa: E402
 
 MULT, SHIFT = 1 << 14, 22   # a requantization that keeps outputs in range for random data
@@ -53,8 +56,10 @@ def im2col(x, R, S, stride, pad):
     return np.ascontiguousarray(cols.reshape(C * R * S, OH * OW).T)
 
 
-def run_layer(wl, rng):
-    """Builds, checks and times one workload; returns a row of figures."""
+def run_layer(wl, rng, target=None):
+    """Builds, checks and times one workload on `target` (None: npu-v1); returns a row of
+    figures."""
+    target = npu.default_target() if target is None else target
     if wl["op"] == "dense" or wl["id"] == "conv1":
         if wl["op"] == "dense":
             M, K, N = wl["M"], wl["K"], wl["N"]
@@ -68,10 +73,10 @@ def run_layer(wl, rng):
             a = im2col(x, R, S, wl["stride"], wl["pad"])
             w = wt.reshape(K_, C * R * S)
             M, K, N = a.shape[0], a.shape[1], K_
-        op = tessera.npu_ops.dense(M=M, K=K, N=N, multiplier=MULT, shift=SHIFT)
-        f = tessera.build(op.schedule, op.args, target="npu", name=wl["id"])
-        y = np.zeros((M, (N + 15) // 16, 16), np.int8)
-        f(L.pack_dense_input(a), L.pack_dense_weight(w), y)
+        op = tessera.npu_ops.dense(M=M, K=K, N=N, multiplier=MULT, shift=SHIFT, target=target)
+        f = tessera.build(op.schedule, op.args, target=target, name=wl["id"])
+        y = np.zeros(L.dense_output_shape(M, N, target), np.int8)
+        f(L.pack_dense_input(a, target), L.pack_dense_weight(w, target), y)
         ref = L.requantize(a.astype(np.int64) @ w.astype(np.int64).T, MULT, SHIFT)
         ok = np.array_equal(L.unpack_dense_output(y, N), ref)
         if wl["op"] == "dense":
@@ -84,14 +89,15 @@ def run_layer(wl, rng):
     else:
         C, H, W, K, R, S = wl["C"], wl["H"], wl["W"], wl["K"], wl["R"], wl["S"]
         p = tessera.npu_ops.conv2d_default_params(C=C, H=H, W=W, K=K, R=R, S=S,
-                                                   stride=wl["stride"], pad=wl["pad"])
+                                                   stride=wl["stride"], pad=wl["pad"],
+                                                   target=target)
         op = tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=wl["stride"],
-                                     pad=wl["pad"], multiplier=MULT, shift=SHIFT)
-        f = tessera.build(op.schedule, op.args, target="npu", name=wl["id"])
+                                     pad=wl["pad"], multiplier=MULT, shift=SHIFT, target=target)
+        f = tessera.build(op.schedule, op.args, target=target, name=wl["id"])
         x = rng.integers(-128, 128, (C, H, W), dtype=np.int8)
         wt = rng.integers(-128, 128, (K, C, R, S), dtype=np.int8)
-        y = np.zeros(((K + 15) // 16, wl["OH"], wl["OW"], 16), np.int8)
-        f(L.pack_activation(x), L.pack_conv_weight(wt), y)
+        y = np.zeros(L.activation_shape(K, wl["OH"], wl["OW"], target), np.int8)
+        f(L.pack_activation(x, target), L.pack_conv_weight(wt, target), y)
         ok = np.array_equal(L.unpack_activation(y, K), conv_reference(x, wt, wl["stride"], wl["pad"]))
         min_ddr = C * H * W + K * C * R * S + K * wl["OH"] * wl["OW"]
         outputs = K * wl["OH"] * wl["OW"]
@@ -100,40 +106,39 @@ def run_layer(wl, rng):
     t = f.timing()
     macs = wl["MACs"]
     vector_ops = outputs  # one requantize per output element
-    bound = max(macs / 256, min_ddr / 16, vector_ops / 16)
+    b = npu.roofline_of(macs, min_ddr, vector_ops, target)
     cycles = t["cycles"]
     ddr = t["ddr_bytes_read"] + t["ddr_bytes_written"]
     util = {u: t["units"][u]["busy_cycles"] / cycles for u in ("load", "compute", "store")}
-    return dict(id=wl["id"], ok=ok, cycles=cycles, bound=bound, frac=bound / cycles,
-                ddr=ddr, min_ddr=min_ddr, util=util, params=params,
-                limit="MAC" if bound == macs / 256 else ("DDR" if bound == min_ddr / 16 else "vector"))
+    limit = "MAC" if b.cycles == b.mac_cycles else ("DDR" if b.cycles == b.ddr_cycles else "vector")
+    return dict(id=wl["id"], ok=ok, cycles=cycles, bound=b.cycles, frac=b.cycles / cycles,
+                ddr=ddr, min_ddr=min_ddr, util=util, params=params, limit=limit)
 
 
-def double_buffer_row():
-    """A memory-bound dense (X streamed once, as many MACs as DDR cycles) with and without
-    double buffering."""
+def double_buffer_row(target=None):
+    """A memory-bound dense (X streamed once, as many MACs as DDR cycles on npu-v1) with and
+    without double buffering."""
+    target = npu.default_target() if target is None else target
     out = {}
     for db in (True, False):
-        op = tessera.npu_ops.dense(M=1024, K=512, N=16, multiplier=MULT, shift=SHIFT,
-                                    double_buffer=db)
-        out[db] = tessera.build(op.schedule, op.args, target="npu").timing()["cycles"]
+        op = tessera.npu_ops.dense(M=1024, K=512, N=target.block, multiplier=MULT, shift=SHIFT,
+                                    double_buffer=db, target=target)
+        out[db] = tessera.build(op.schedule, op.args, target=target).timing()["cycles"]
     return out
 
 
-def main():
-    wls = json.load(open(os.path.join(HERE, "..", "workloads", "resnet18.json")))["workloads"]
+def target_report(target, wls):
     rng = np.random.default_rng(2026)
     t0 = time.time()
-    rows = [run_layer(w, rng) for w in wls]
-    db = double_buffer_row()
+    rows = [run_layer(w, rng, target) for w in wls]
+    db = double_buffer_row(target)
     elapsed = time.time() - t0
-    lines = ["# ResNet-18 on the simulated NPU (npu-v1), default schedules", "",
-             "Written by `PYTHONPATH=python .venv/bin/python benchmarks/npu_resnet18/run.py` "
-             f"in {elapsed:.0f} s. Every layer was also run functionally on random int8 data and "
-             "compared bit-exact with numpy (column *exact*).", "",
-             "Bound = max(true MACs / 256, minimum DDR bytes / 16, output elements / 16) cycles, "
-             "with the workload's real MACs and unpadded tensor sizes; *fraction* = bound / "
-             "cycles (1.0 is the physical limit). Utilisation = busy cycles / total per unit.", "",
+    b = target.block
+    lines = [f"## {target.name}: {b} x {b} MAC array, {target.sram_bytes // 1024} KiB SRAM, "
+             f"{target.acc_bytes // 1024} KiB accumulator, {target.ddr_bytes_per_cycle} B/cycle DDR",
+             "", f"Built, run and checked in {elapsed:.0f} s.", "",
+             f"Bound = max(true MACs / {target.mac_in * target.mac_out}, minimum DDR bytes / "
+             f"{target.ddr_bytes_per_cycle}, output elements / {target.vector_lanes}) cycles.", "",
              "| layer | exact | cycles | bound | limited by | fraction | DDR bytes / minimum | "
              "load | compute | store | parameters |",
              "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -145,14 +150,47 @@ def main():
     med = statistics.median(r["frac"] for r in rows)
     lines += ["", f"Median fraction of the bound: **{med:.3f}** (target for the hand schedules: "
               f">= 0.60): {'met' if med >= 0.6 else 'NOT met'}.", "",
-              "Double buffering on a memory-bound layer (dense 1024 x 512 x 16, X streamed in "
+              f"Double buffering on a memory-bound layer (dense 1024 x 512 x {b}, X streamed in "
               f"tiles): {db[True]} cycles with it, {db[False]} without: "
               f"**{db[True] / db[False]:.2f}x** (target <= 0.7x).", ""]
+    return lines, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description="ResNet-18 on the simulated NPU")
+    parser.add_argument("--target", action="append", default=[],
+                        help="NPU target description (JSON); repeat for several; default npu-v1")
+    args = parser.parse_args()
+    targets = [npu.load_target(p) for p in args.target] or [npu.default_target()]
+    wls = json.load(open(os.path.join(HERE, "..", "workloads", "resnet18.json")))["workloads"]
+    flags = " ".join(f"--target {os.path.relpath(p, os.path.join(HERE, '..', '..'))}"
+                     for p in args.target)
+    lines = ["# ResNet-18 on the simulated NPU, default schedules", "",
+             "Written by `PYTHONPATH=python .venv/bin/python benchmarks/npu_resnet18/run.py"
+             f"{' ' + flags if flags else ''}`. Every layer was also run functionally on random int8 "
+             "data and compared bit-exact with numpy (column *exact*).", "",
+             "Bound = max(true MACs / MACs per cycle, minimum DDR bytes / DDR bytes per cycle, "
+             "output elements / vector lanes) cycles on the target, with the workload's real MACs "
+             "and unpadded tensor sizes; *fraction* = bound / cycles (1.0 is the physical limit). "
+             "Utilisation = busy cycles / total per unit.", ""]
+    all_ok = True
+    summary = []
+    for t in targets:
+        tl, rows = target_report(t, wls)
+        lines += tl
+        all_ok &= all(r["ok"] for r in rows)
+        summary.append((t.name, sum(r["cycles"] for r in rows),
+                        statistics.median(r["frac"] for r in rows)))
+    if len(targets) > 1:
+        lines += ["## Across targets", "", "| target | total cycles (12 layers) | median fraction |",
+                  "| --- | ---: | ---: |"]
+        lines += [f"| {n} | {c} | {m:.3f} |" for n, c, m in summary]
+        lines.append("")
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(HERE, "REPORT.md"), "w") as fh:
         fh.write(text)
-    if not all(r["ok"] for r in rows):
+    if not all_ok:
         sys.exit("a layer gave a wrong result")
 
 

@@ -77,7 +77,9 @@ class Allocator {
   OnchipPlan plan;
 
  private:
-  int64_t row_bytes(npu::Mem m) const { return m == npu::Mem::kSram ? kNpuLanes : 4 * kNpuLanes; }
+  int64_t row_bytes(npu::Mem m) const {
+    return m == npu::Mem::kSram ? target_.mac_in : 4 * target_.mac_out;
+  }
 
   void visit_allocate(const AllocateNode* op) {
     std::string stage = stages_.empty() ? op->buffer->name : stages_.back();
@@ -85,13 +87,14 @@ class Allocator {
     b.name = op->buffer->name;
     b.mem = onchip_mem(op->buffer, stage);
     const auto& shape = op->buffer->shape;
-    if (shape.empty() || shape.back() % kNpuLanes != 0) {
+    const int64_t lanes = target_.block();
+    if (shape.empty() || shape.back() % lanes != 0) {
       throw LowerError(str("stage '", stage, "': on-chip buffer '", b.name,
                            "' has an innermost dimension of ", shape.empty() ? 1 : shape.back(),
-                           " elements; it must be a multiple of ", kNpuLanes,
-                           " (one row of the NPU's ", kNpuLanes, " lanes)"));
+                           " elements; it must be a multiple of ", lanes, " (one row of ",
+                           target_.name, "'s ", lanes, " lanes)"));
     }
-    b.rows = op->buffer->num_elements() / kNpuLanes;
+    b.rows = op->buffer->num_elements() / lanes;
     for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
     int m = static_cast<int>(b.mem);
     b.base = top_[m];

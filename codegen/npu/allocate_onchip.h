@@ -26,7 +26,7 @@ struct OnchipBuffer {
   std::string name;
   npu::Mem mem = npu::Mem::kSram;
   int64_t base = 0;  // first row, in rows of `mem`
-  int64_t rows = 0;  // rows of one copy (num_elements / kNpuLanes)
+  int64_t rows = 0;  // rows of one copy (num_elements / the target's block)
   bool double_buffered = false;
 };
 

@@ -45,12 +45,6 @@ void collect_stored(const Stmt& s, std::set<std::string>* out) {
 }  // namespace
 
 npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
-  if (target.mac_in != kNpuLanes || target.mac_out != kNpuLanes) {
-    throw LowerError(str("function '", f.name, "': target '", target.name, "' has mac_in ",
-                         target.mac_in, " and mac_out ", target.mac_out,
-                         "; the NPU statements of the loop IR are built for ", kNpuLanes,
-                         " lanes"));
-  }
   npu::Assembler a(target, f.name);
   std::set<std::string> stored;
   collect_stored(f.body, &stored);

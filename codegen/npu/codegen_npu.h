@@ -3,10 +3,10 @@
 //   npu::Kernel k = codegen_npu(lower(s, {A, W, C}, "matmul"), npu::default_target());
 //
 // The body may hold only For (constant bounds; every kind runs as serial), Seq, Allocate ("sram"
-// int8 / "acc" int32, innermost dimension a multiple of 16), AttrStmt ("produce" names the stage;
-// "double_buffer" gives its buffer two copies; other keys are ignored), LetStmt, IfThenElse whose
-// condition is decided once loops are unrolled, and the NPU statements NpuDma, NpuGemm, NpuVector.
-// Anything else is a LowerError naming the stage. The steps, one file each:
+// int8 / "acc" int32, innermost dimension a multiple of the target's block), AttrStmt ("produce"
+// names the stage; "double_buffer" gives its buffer two copies; other keys are ignored), LetStmt,
+// IfThenElse whose condition is decided once loops are unrolled, and the NPU statements NpuDma,
+// NpuGemm, NpuVector. Anything else is a LowerError naming the stage. The steps, one file each:
 //   allocate_onchip  base rows for every on-chip buffer; capacity check
 //   select_insns     unroll loops, fold up to two around each GEMM/vector (fold_loops), emit
 //   insert_tokens    dependency tokens only where accesses conflict; bounded token queues

@@ -291,7 +291,7 @@ class Selector {
     if (const auto* g = s.as<NpuGemmNode>()) {
       Operand acc = operand(g->acc, g->acc_row, folded, 1, true, "GEMM accumulator");
       Operand inp = operand(g->inp, g->inp_row, folded, 1, false, "GEMM input");
-      Operand wgt = operand(g->wgt, g->wgt_row, folded, kNpuLanes, false, "GEMM weight tile");
+      Operand wgt = operand(g->wgt, g->wgt_row, folded, target_.mac_out, false, "GEMM weight tile");
       if (acc.mem != Mem::kAcc || inp.mem != Mem::kSram || wgt.mem != Mem::kSram) {
         throw LowerError(str("stage '", stage(),
                              "': a GEMM accumulates into an 'acc' buffer "
@@ -406,7 +406,7 @@ class Selector {
                            chip_row, "..", chip_last - 1, " of buffer '", op->chip->name,
                            "', which has ", a.rows, " rows"));
     }
-    int64_t ddr_end = ddr_elem + (rows - 1) * op->ddr_row_stride + cols * kNpuLanes;
+    int64_t ddr_end = ddr_elem + (rows - 1) * op->ddr_row_stride + cols * target_.block();
     if (ddr_elem < 0 || op->ddr_row_stride < 0 || ddr_end > op->ddr->num_elements()) {
       throw LowerError(str("stage '", stage(), "': a DMA ", op->load ? "reads" : "writes",
                            " elements ", ddr_elem, "..", ddr_end - 1, " of argument '",

@@ -287,19 +287,17 @@ struct AttrStmtNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kAttrStmt; }
 };
 
-// ---- NPU statements
-// ------------------------------------------------------------------------------ Produced by NPU
-// lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32) are addressed in
-// rows of kNpuLanes elements (one SRAM row, one accumulator row); a buffer's row r is its elements
-// [r * kNpuLanes, (r + 1) * kNpuLanes). Row expressions may use loop variables: codegen/npu folds
-// affine loops around a GEMM or vector statement into the instruction's two loop levels and unrolls
-// every other loop.
-
-constexpr int64_t kNpuLanes = 16;
+// ---- NPU statements -----------------------------------------------------------------------------
+// Produced by NPU lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32)
+// are addressed in rows of B elements, B the target's block (npu::Target::block(): the MAC array's
+// side, one SRAM row, one accumulator row); a buffer's row r is its elements [r * B, (r + 1) * B).
+// The statements do not hold B: the target given to lower() and codegen does. Row expressions may
+// use loop variables: codegen/npu folds affine loops around a GEMM or vector statement into the
+// instruction's two loop levels and unrolls every other loop.
 
 // DMA between a global buffer (DDR) and an on-chip buffer: `rows` rows of `cols` units each
-// (a unit is one on-chip row of kNpuLanes elements). DDR row r starts at element
-// ddr_offset + r * ddr_row_stride and holds cols * kNpuLanes contiguous elements; on chip, row r
+// (a unit is one on-chip row of B elements). DDR row r starts at element
+// ddr_offset + r * ddr_row_stride and holds cols * B contiguous elements; on chip, row r
 // starts at chip_row + r * chip_row_stride (rows of the chip buffer). A load may add zero units
 // around the region (pad_*), written on chip without DDR traffic: the on-chip block then covers
 // (pad_top + rows + pad_bottom) x (pad_left + cols + pad_right) units starting at chip_row.
@@ -320,8 +318,8 @@ struct NpuDmaNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kNpuDma; }
 };
 
-// One MAC-array step: for o in [0, 16): acc[acc_row][o] (reset ? = : +=)
-//   sum over i in [0, 16) of inp[inp_row][i] * wgt[wgt_row + o][i]   (int8 x int8 -> int32).
+// One MAC-array step: for o in [0, B): acc[acc_row][o] (reset ? = : +=)
+//   sum over i in [0, B) of inp[inp_row][i] * wgt[wgt_row + o][i]   (int8 x int8 -> int32).
 struct NpuGemmNode : StmtNode {
   bool reset;
   Buffer acc;

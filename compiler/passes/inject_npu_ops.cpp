@@ -30,6 +30,7 @@ struct Bounds {
 
 class Injector : public IRMutator {
  public:
+  explicit Injector(const npu::Target& target) : lanes_(target.block()) {}
   using IRMutator::mutate;
 
  protected:
@@ -63,14 +64,51 @@ class Injector : public IRMutator {
     }
     const auto* store = body.as<BufferStoreNode>();
     if (!store) return IRMutator::mutate_For(op, s);
+    Stmt unit;  // keeps a 1-lane target's lane loop alive while matching
+    if (lanes_ == 1 && !is_lane_loop(loops_.back())) store = with_unit_lane(store, &unit);
     Stmt inner = match(loops_, store);
     if (!inner.defined()) return IRMutator::mutate_For(op, s);
     return inner;
   }
 
+  // A store outside every loop: a row op only on a 1-lane target.
+  Stmt mutate_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    if (lanes_ != 1) return s;
+    loops_.clear();
+    guards_.clear();
+    guard_depth_.clear();
+    Stmt unit;
+    Stmt inner = match(loops_, with_unit_lane(op, &unit));
+    return inner.defined() ? inner : s;
+  }
+
  private:
   [[noreturn]] void fail(const std::string& why) const {
     throw LowerError(str("stage '", stage_, "': ", why));
+  }
+
+  // On a 1-lane target every element is a row, and simplify has removed the lane loops (extent
+  // 1). Puts one back: `for lane in [0, 1)` around the store, the lane added to every index, so
+  // that the nest matches like any other. `*keep` owns the loop; it is pushed onto loops_.
+  const BufferStoreNode* with_unit_lane(const BufferStoreNode* store, Stmt* keep) {
+    Var lane("lane");
+    class AddLane : public IRMutator {
+     public:
+      explicit AddLane(const Var& l) : l_(l) {}
+      using IRMutator::mutate;
+
+     protected:
+      Expr mutate_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+        return make_buffer_load(op->buffer, {op->indices[0] + l_});
+      }
+
+     private:
+      Var l_;
+    } add(lane);
+    Stmt st = make_store(store->buffer, {store->indices[0] + lane}, add.mutate(store->value));
+    *keep = make_for(lane, make_int(0), make_int(1), ForKind::kSerial, st);
+    loops_.push_back(keep->as<ForNode>());
+    return keep->as<ForNode>()->body.as<BufferStoreNode>();
   }
 
   // Wraps `inner` in loops[0 .. keep) and the guards that sit among them.
@@ -94,8 +132,8 @@ class Injector : public IRMutator {
     return c;
   }
 
-  static bool is_lane_loop(const ForNode* f) {
-    return is_const_int(f->min, 0) && is_const_int(f->extent, kNpuLanes);
+  bool is_lane_loop(const ForNode* f) const {
+    return is_const_int(f->min, 0) && is_const_int(f->extent, lanes_);
   }
 
   Stmt match(const std::vector<const ForNode*>& loops, const BufferStoreNode* store) {
@@ -131,44 +169,43 @@ class Injector : public IRMutator {
     size_t n = loops.size();
     const ForNode* lane = loops[n - 1];
     if (coef_of(chip_idx, lane->var) != 1 || coef_of(ddr_idx, lane->var) != 1) {
-      fail(str("a DMA of a non-contiguous region the hardware cannot express: the 16 lanes of '",
-               chip->name, "' must be 16 consecutive elements of '", ddr->name, "' (DDR moves by ",
-               coef_of(ddr_idx, lane->var),
-               " per lane); put the 16-lane "
-               "dimension innermost in both layouts"));
+      fail(str("a DMA of a non-contiguous region the hardware cannot express: the ", lanes_,
+               " lanes of '", chip->name, "' must be ", lanes_, " consecutive elements of '",
+               ddr->name, "' (DDR moves by ", coef_of(ddr_idx, lane->var), " per lane); put the ",
+               lanes_, "-lane dimension innermost in both layouts"));
     }
     // cols: consecutive units on chip and contiguous in DDR; rows: anything affine.
     size_t used = 1;
     const ForNode* cols = nullptr;
     const ForNode* rows = nullptr;
-    if (n >= 2 && coef_of(chip_idx, loops[n - 2]->var) == kNpuLanes &&
-        coef_of(ddr_idx, loops[n - 2]->var) == kNpuLanes) {
+    if (n >= 2 && coef_of(chip_idx, loops[n - 2]->var) == lanes_ &&
+        coef_of(ddr_idx, loops[n - 2]->var) == lanes_) {
       cols = loops[n - 2];
       ++used;
     }
     if (n > used) {
       const ForNode* r = loops[n - 1 - used];
       int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-      if (cc > 0 && cc % kNpuLanes == 0 && dc > 0) {
+      if (cc > 0 && cc % lanes_ == 0 && dc > 0) {
         rows = r;
         ++used;
       }
     }
     auto extent_of = [](const ForNode* f) { return f ? *as_const_int(f->extent) : int64_t{1}; };
     int64_t R = extent_of(rows), C = extent_of(cols);
-    Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};
-    // Guards inside the matched loops limit the region: a load pads what they exclude (the
-    // buffer has room for it), a store leaves it out.
+    // Guards inside the matched loops (split tails, regions that overhang the domain) limit the
+    // region: nothing reads what they exclude, so neither a load nor a store moves it. The
+    // padding condition of a load (select(cond, X[..], 0)) limits the data within that region;
+    // the rest of the region is padding, written as zeros.
     Expr guard = inner_guards(n - used);
     Expr all = guard;
     if (cond.defined()) all = all.defined() ? (all && cond) : cond;
-    if (all.defined()) pad_bounds(all, rows, cols, rb, cb, lane);
     // Without padding or guards, loops that continue a dimension contiguously merge into it:
     // fewer, longer transfers (each DMA pays its request latency).
     std::vector<const ForNode*> merged;
     int64_t chip_rs = rows ? coef_of(chip_idx, rows->var) : 0;
     int64_t ddr_rs = rows ? coef_of(ddr_idx, rows->var) : 0;
-    if (!all.defined() && cols && rows && chip_rs == C * kNpuLanes && ddr_rs == C * kNpuLanes) {
+    if (!all.defined() && cols && rows && chip_rs == C * lanes_ && ddr_rs == C * lanes_) {
       // rows continue cols: fold rows into cols, then look for a new rows loop.
       merged.push_back(rows);
       C *= R;
@@ -179,7 +216,7 @@ class Injector : public IRMutator {
       while (n > used && unguarded()) {
         const ForNode* r = loops[n - 1 - used];
         int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-        if (cc == C * kNpuLanes && dc == C * kNpuLanes) {
+        if (cc == C * lanes_ && dc == C * lanes_) {
           merged.push_back(r);
           C *= extent_of(r);
           ++used;
@@ -190,62 +227,75 @@ class Injector : public IRMutator {
       if (n > used && unguarded()) {
         const ForNode* r = loops[n - 1 - used];
         int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-        if (cc > 0 && cc % kNpuLanes == 0 && dc > 0) {
+        if (cc > 0 && cc % lanes_ == 0 && dc > 0) {
           rows = r;
           R = extent_of(r);
           ++used;
         }
       }
-      rb = Bounds{make_int(0), make_int(R)};
-      cb = Bounds{make_int(0), make_int(C)};
     }
+    Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};  // the guarded region
+    if (guard.defined()) pad_bounds(guard, rows, cols, rb, cb, lane);
+    Bounds drb = rb, dcb = cb;  // the data: the region less the padding
+    if (cond.defined()) pad_bounds(cond, rows, cols, drb, dcb, lane);
     auto node = std::make_shared<NpuDmaNode>();
     node->load = is_load;
     node->chip = chip;
     node->ddr = ddr;
-    node->chip_row_stride = rows ? coef_of(chip_idx, rows->var) / kNpuLanes : 1;
-    node->ddr_row_stride = rows ? coef_of(ddr_idx, rows->var) : C * kNpuLanes;
+    node->chip_row_stride = rows ? coef_of(chip_idx, rows->var) / lanes_ : 1;
+    node->ddr_row_stride = rows ? coef_of(ddr_idx, rows->var) : C * lanes_;
     VarMap origin{{lane->var, make_int(0)}};
     if (rows) origin[rows->var] = make_int(0);
     if (cols) origin[cols->var] = make_int(0);
     for (const ForNode* f : merged) origin[f->var] = make_int(0);
     Expr chip_base = at(chip_idx, origin);
-    node->chip_row = simplify(chip_base / make_int(kNpuLanes));
-    // Valid region [pad_top, pad_top + rows) x [pad_left, pad_left + cols).
-    Expr top = simplify(min(max(rb.lo, make_int(0)), make_int(R)));
-    Expr bottom_end = simplify(max(min(rb.hi, make_int(R)), top));
-    Expr left = simplify(min(max(cb.lo, make_int(0)), make_int(C)));
-    Expr right_end = simplify(max(min(cb.hi, make_int(C)), left));
-    node->rows = simplify(bottom_end - top);
-    node->cols = simplify(right_end - left);
+    node->chip_row = simplify(chip_base / make_int(lanes_));
+    // The region [top, bottom_end) x [left, right_end) of the loops' ranges; within it the data
+    // [dtop, dbottom_end) x [dleft, dright_end); both clamped, the data inside the region.
+    auto clamp = [](const Expr& lo, const Expr& hi, const Expr& from, const Expr& to) {
+      Expr a = simplify(min(max(lo, from), to));
+      return std::pair<Expr, Expr>{a, simplify(max(min(hi, to), a))};
+    };
+    auto [top, bottom_end] = clamp(rb.lo, rb.hi, make_int(0), make_int(R));
+    auto [left, right_end] = clamp(cb.lo, cb.hi, make_int(0), make_int(C));
+    auto [dtop, dbottom_end] = clamp(drb.lo, drb.hi, top, bottom_end);
+    auto [dleft, dright_end] = clamp(dcb.lo, dcb.hi, left, right_end);
+    // The on-chip block starts at the region's first row and column.
+    node->chip_row = simplify(node->chip_row + top * make_int(node->chip_row_stride) + left);
+    node->rows = simplify(dbottom_end - dtop);
+    node->cols = simplify(dright_end - dleft);
     if (is_load) {
-      node->pad_top = top;
-      node->pad_bottom = simplify(make_int(R) - bottom_end);
-      node->pad_left = left;
-      node->pad_right = simplify(make_int(C) - right_end);
-    } else {
-      node->chip_row = simplify(node->chip_row + top * make_int(node->chip_row_stride) + left);
+      node->pad_top = simplify(dtop - top);
+      node->pad_bottom = simplify(bottom_end - dbottom_end);
+      node->pad_left = simplify(dleft - left);
+      node->pad_right = simplify(right_end - dright_end);
     }
     VarMap first{{lane->var, make_int(0)}};
-    if (rows) first[rows->var] = top;
-    if (cols) first[cols->var] = left;
+    if (rows) first[rows->var] = dtop;
+    if (cols) first[cols->var] = dleft;
     for (const ForNode* f : merged) first[f->var] = make_int(0);
     node->ddr_offset = at(ddr_idx, first);
     Stmt result(node);
-    if (is_load && all.defined()) {
-      // A tile that lies wholly in the padding has nothing to load (a DMA moves at least one
-      // unit): the vector unit fills its block with zeros instead.
+    if (is_load && cond.defined()) {
+      // A region that lies wholly in the padding has nothing to load (a DMA moves at least one
+      // unit): the vector unit fills it with zeros instead.
       Var r("pad_r"), c("pad_c");
-      auto fill = std::make_shared<NpuVectorNode>();
-      fill->op = "clip";
-      fill->dst = chip;
-      fill->dst_row = simplify(node->chip_row + r * make_int(node->chip_row_stride) + c);
-      fill->src = chip;
-      fill->src_row = fill->dst_row;
-      Stmt zero = make_for(r, make_int(0), make_int(R), ForKind::kSerial,
-                           make_for(c, make_int(0), make_int(C), ForKind::kSerial, Stmt(fill)));
+      Expr row = simplify(node->chip_row + r * make_int(node->chip_row_stride) + c);
+      auto fill_node = std::make_shared<NpuVectorNode>();
+      fill_node->op = "clip";
+      fill_node->dst = chip;
+      fill_node->dst_row = row;
+      fill_node->src = chip;
+      fill_node->src_row = row;
+      Stmt fill(fill_node);
+      Stmt zero =
+          make_for(r, make_int(0), simplify(bottom_end - top), ForKind::kSerial,
+                   make_for(c, make_int(0), simplify(right_end - left), ForKind::kSerial, fill));
       Expr has_data = simplify((node->rows > make_int(0)) && (node->cols > make_int(0)));
       result = simplify(make_if(has_data, result, zero));
+    } else if (guard.defined()) {
+      // A region the guards exclude wholly (a tile past the end) moves nothing.
+      result = simplify(make_if((node->rows > make_int(0)) && (node->cols > make_int(0)), result));
     }
     return rewrap(loops, n - used, result);
   }
@@ -281,9 +331,8 @@ class Injector : public IRMutator {
       }
       f = simplify(f);
       if (coef_of(f, lane->var) != 0) {
-        fail(str("the DMA's padding or tail condition '", to_string(c),
-                 "' depends on the 16 lanes; pad whole "
-                 "units (pad channels in the layout instead)"));
+        fail(str("the DMA's padding or tail condition '", to_string(c), "' depends on the ", lanes_,
+                 " lanes; pad whole units (pad channels in the layout instead)"));
       }
       bool placed = false;
       for (auto [loop, bounds] : {std::pair<const ForNode*, Bounds*>{rows, &rb}, {cols, &cb}}) {
@@ -328,7 +377,7 @@ class Injector : public IRMutator {
     Expr row_guard = inner_guards(loops.size() - 1);
     if (row_guard.defined() && uses_var(row_guard, lane->var)) return Stmt();
     VarMap origin{{lane->var, make_int(0)}};
-    auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(kNpuLanes)); };
+    auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(lanes_)); };
     auto node = std::make_shared<NpuVectorNode>();
     node->dst = store->buffer;
     node->dst_row = row_of(store->indices[0]);
@@ -416,6 +465,7 @@ class Injector : public IRMutator {
     return make_seq(seq);
   }
 
+  int64_t lanes_;  // elements of one on-chip row: the target's block
   std::string stage_;
   std::vector<const ForNode*> loops_;
   std::vector<Expr> guards_;
@@ -424,8 +474,8 @@ class Injector : public IRMutator {
 
 }  // namespace
 
-Stmt inject_npu_ops(const Stmt& s) {
-  Injector in;
+Stmt inject_npu_ops(const Stmt& s, const npu::Target& target) {
+  Injector in(target);
   return in.mutate(s);
 }
 

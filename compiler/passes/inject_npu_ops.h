@@ -1,7 +1,8 @@
 // inject_npu_ops: turns the innermost loop nests of an NPU schedule into NPU statements.
 //
-// After flatten_storage, every stage's innermost nest is `for ..: for l in 0..16: dst[a + l] = v`.
-// The 16-lane loop becomes one row operation; what it becomes depends on the memories:
+// After flatten_storage, every stage's innermost nest is `for ..: for l in 0..B: dst[a + l] = v`,
+// B the target's block (the elements of one on-chip row). The lane loop becomes one row
+// operation; what it becomes depends on the memories:
 //   * global -> sram/acc copy (optionally `select(cond, X[..], 0)` for a zero-padded border):
 //     an NpuDma load; the next two loops become its cols (consecutive rows, contiguous in DDR)
 //     and rows (any strides); the padding conditions become the DMA's pad fields;
@@ -15,9 +16,10 @@
 #pragma once
 
 #include "compiler/ir/ir.h"
+#include "runtime/npu/target.h"
 
 namespace tessera {
 
-Stmt inject_npu_ops(const Stmt& s);
+Stmt inject_npu_ops(const Stmt& s, const npu::Target& target);
 
 }  // namespace tessera

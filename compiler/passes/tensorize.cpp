@@ -23,11 +23,11 @@ int64_t coef_of(const Expr& e, const Var& v) {
   return 0;
 }
 
-bool row_aligned(const Expr& e) {
+bool row_aligned(const Expr& e, int64_t width) {
   LinearForm f = linear_form(simplify(e));
-  if (f.constant % kNpuLanes) return false;
+  if (f.constant % width) return false;
   for (const LinearTerm& t : f.terms) {
-    if (t.coef % kNpuLanes) return false;
+    if (t.coef % width) return false;
   }
   return true;
 }
@@ -63,10 +63,11 @@ class Matcher {
       fail(
           "missing reduction: the loops under the axis must be one data-parallel "
           "loop (o) and one reduction loop (i)");
-    for (const IterVar& iv : {o, i}) {
-      if (b_.extent.at(iv->var.id()) != kNpuLanes) {
+    const int64_t bi = st_.intrin->block_in, bo = st_.intrin->block_out;
+    for (auto [iv, want] : {std::pair<IterVar, int64_t>{o, bo}, {i, bi}}) {
+      if (b_.extent.at(iv->var.id()) != want) {
         fail(str("loop '", iv->var.name(), "' has extent ", b_.extent.at(iv->var.id()),
-                 "; the intrinsic's loops have extent ", kNpuLanes));
+                 "; the intrinsic's loop has extent ", want));
       }
     }
     const auto* mul = source_.as<BinaryNode>();
@@ -90,26 +91,27 @@ class Matcher {
     check_stride(str("input '", x->buffer->name, "'"), ox, i, 1);
     check_stride(str("input '", x->buffer->name, "'"), ox, o, 0);
     check_stride(str("weight '", y->buffer->name, "'"), oy, i, 1);
-    check_stride(str("weight '", y->buffer->name, "'"), oy, o, kNpuLanes);
+    check_stride(str("weight '", y->buffer->name, "'"), oy, o, bi);
     check_scope(store, "acc", "the output");
     check_scope(x->buffer, "sram", "the input");
     check_scope(y->buffer, "sram", "the weight");
     VarMap zero{{o->var, make_int(0)}, {i->var, make_int(0)}};
-    auto row = [&](const Expr& flat, const std::string& what) {
+    auto row = [&](const Expr& flat, const std::string& what, int64_t width) {
       Expr base = simplify(substitute(flat, zero));
-      if (!row_aligned(base)) {
-        fail(str(what, " does not start on a 16-lane row (flat index ", to_string(base), ")"));
+      if (!row_aligned(base, width)) {
+        fail(str(what, " does not start on a ", width, "-element row (flat index ", to_string(base),
+                 ")"));
       }
-      return simplify(base / make_int(kNpuLanes));
+      return simplify(base / make_int(width));
     };
     auto g = std::make_shared<NpuGemmNode>();
     g->reset = false;
     g->acc = store;
-    g->acc_row = row(oacc, "the output");
+    g->acc_row = row(oacc, "the output", bo);
     g->inp = x->buffer;
-    g->inp_row = row(ox, "the input");
+    g->inp_row = row(ox, "the input", bi);
     g->wgt = y->buffer;
-    g->wgt_row = row(oy, "the weight");
+    g->wgt_row = row(oy, "the weight", bi);
     return Stmt(g);
   }
 

@@ -1,13 +1,13 @@
 // tensorize: proves that the loops of a stage under its tensorize axis compute the stage's
 // tensor intrinsic, and builds the statement the intrinsic becomes.
 //
-// For npu.gemm16 the proof checks, and a mismatch raises ScheduleError printing both the loop
-// body and the intrinsic:
-//   * the loops under the axis are exactly o (data-parallel, extent 16) and i (reduction,
-//     extent 16), unsplit;
+// For the GEMM intrinsic of a BO x BI array the proof checks, and a mismatch raises
+// ScheduleError printing both the loop body and the intrinsic:
+//   * the loops under the axis are exactly o (data-parallel, extent BO) and i (reduction,
+//     extent BI), unsplit;
 //   * the body is a sum of int32(inp) * int32(wgt) with inp and wgt int8 and the stage int32;
 //   * strides: the output's flat index moves 1 per o and 0 per i; inp's 1 per i and 0 per o;
-//     wgt's 1 per i and 16 per o; each starts on a 16-lane row;
+//     wgt's 1 per i and BI per o; each starts on a row;
 //   * memory: the output is in scope acc, inp and wgt in scope sram.
 #pragma once
 

@@ -113,6 +113,8 @@ void bind_target(py::module_& m) {
       .def_readonly("compute_queue_depth", &Target::compute_queue_depth)
       .def_readonly("store_queue_depth", &Target::store_queue_depth)
       .def_readonly("token_queue_depth", &Target::token_queue_depth)
+      .def_property_readonly("block", &Target::block,
+                             "The packed layouts' channel block: the MAC array's side.")
       .def_property_readonly("hash", [](const Target& t) { return target_hash(t); })
       .def("to_json", [](const Target& t) { return target_to_json(t); })
       .def("__repr__", [](const Target& t) { return "<npu.Target " + t.name + ">"; });

@@ -6,6 +6,7 @@
 
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
+#include "python/src/py_handles.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -105,19 +106,18 @@ void bind_runtime(py::module_& m) {
       .def("export_library", &CpuModule::export_library);
   m.def("load_module", &CpuModule::load);
 
+  // target: "c", "npu" (npu-v1) or an npu.Target; C++ decides what each means.
   m.def(
       "lower",
       [](Schedule& s, const std::vector<Tensor>& args, const std::string& name,
-         const std::string& target) { return lower(s, args, name, target); },
+         const PyTarget& target) { return lower(s, args, name, to_target(target)); },
       py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::arg("target") = "c");
   m.def(
       "build",
-      [](Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-         const std::string& name) -> py::object {
-        if (target == "npu") return py::cast(build_npu(s, args, name));
-        return py::cast(build(s, args, target, name));
-      },
-      py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main");
+      [](Schedule& s, const std::vector<Tensor>& args, const PyTarget& target,
+         const std::string& name) { return build(s, args, to_target(target), name); },
+      py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main",
+      "Lowers and builds for the target: a Module (C) or an npu.NpuModule (an NPU target).");
 }
 
 }  // namespace tessera::python

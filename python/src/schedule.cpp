@@ -132,8 +132,14 @@ void bind_schedule(py::module_& m) {
   py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")
       .def_property_readonly("name", [](const TensorIntrinNode& t) { return t.name; })
       .def("__str__", &TensorIntrinNode::to_string);
-  m.def("npu_gemm_intrin",
-        [] { return std::const_pointer_cast<TensorIntrinNode>(npu_gemm_intrin()); });
+  m.def(
+      "npu_gemm_intrin",
+      [](const std::optional<npu::Target>& target) {
+        return std::const_pointer_cast<TensorIntrinNode>(
+            npu_gemm_intrin(npu_target_or_default(target)));
+      },
+      py::arg("target") = py::none(),
+      "The GEMM intrinsic of the target's MAC array (npu-v1 default).");
 
   m.def("create_schedule", [](const py::object& ops) {
     std::vector<Operation> outs;

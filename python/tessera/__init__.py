@@ -8,8 +8,13 @@ The package is thin: the logic lives in the C++ core (the _tessera extension mod
     f = tessera.build(s, [A, B, C], target="c")      # or target="npu" (tensorized schedules)
     f(a, b, c)
 
-The NPU operator library: tessera.npu_ops (dense, conv2d, depthwise_conv2d, max_pool2d, add),
-its layouts: tessera.npu_layout; the MAC-array intrinsic for tensorize: tessera.npu_gemm_intrin().
+A target is "c", "npu" (the built-in npu-v1) or an NPU description:
+    t = tessera.npu.load_target("runtime/npu/targets/npu-32x32.json")
+    f = tessera.build(s, args, target=t)
+
+The NPU operator library: tessera.npu_ops (dense, conv2d, depthwise_conv2d, max_pool2d, add; each
+takes target=), its layouts: tessera.npu_layout (taking the target); the MAC-array intrinsic for
+tensorize: tessera.npu_gemm_intrin(target).
 """
 import os as _os
 
@@ -24,9 +29,9 @@ from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerE
                        KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
 from ._tessera import npu_ops, npu_gemm_intrin, TensorIntrin
-from . import te, nd, npu_layout
+from . import te, nd, npu, npu_layout
 
-__all__ = ["te", "nd", "npu_layout", "npu_ops", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
+__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
            "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
            "RuntimeError", "InternalError"]

@@ -15,6 +15,7 @@ from ._tessera import npu as _npu
 
 Target = _npu.Target
 Kernel = _npu.Kernel
+NpuModule = _npu.NpuModule
 Assembler = _npu.Assembler
 Mem = _npu.Mem
 Queue = _npu.Queue
@@ -30,6 +31,8 @@ default_target = _npu.default_target
 load_target = _npu.load_target
 parse_target = _npu.parse_target
 load_kernel = _npu.load_kernel
+build_npu = _npu.build_npu
+load_npu_module = _npu.load_npu_module
 kernel_from_bytes = _npu.kernel_from_bytes
 
 

@@ -1,19 +1,26 @@
 """Host-side layout helpers for the NPU operator library, and the integer reference arithmetic.
 
-Packed layouts (channels padded with zeros to a multiple of 16):
-    activation  (C, H, W)        <-> [C/16, H, W, 16]          (NCHWc16, batch 1)
-    dense input (M, K)           <-> [M, K/16, 16]
-    dense weight (N, K)          ->  [N/16, K/16, 16 (out), 16 (in)]
-    conv weight (K, C, R, S)     ->  [K/16, C/16, R, S, 16 (out), 16 (in)]
-    depthwise weight (C, R, S)   ->  [C/16, R, S, 16]
+The packed layouts follow the target's MAC array: B = target.block (its side; every
+function takes `target`, default None = the built-in npu-v1). Channels are padded with zeros to a
+multiple of B:
+    activation  (C, H, W)        <-> [C/B, H, W, B]          (NCHWc{B}, batch 1)
+    dense input (M, K)           <-> [M, K/B, B]
+    dense weight (N, K)          ->  [N/B, K/B, B (out), B (in)]
+    conv weight  (K, C, R, S)    ->  [K/B, C/B, R, S, B (out), B (in)]
+    depthwise weight (C, R, S)   ->  [C/B, R, S, B]
 """
 import numpy as np
 
-LANES = 16
+from . import npu as _npu
 
 
-def _blocks(n):
-    return (n + LANES - 1) // LANES
+def block(target=None):
+    """The channel block B of the packed layouts on `target` (None: npu-v1)."""
+    return (_npu.default_target() if target is None else target).block
+
+
+def _blocks(n, b):
+    return (n + b - 1) // b
 
 
 def _pad_axis(x, axis, to):
@@ -22,52 +29,69 @@ def _pad_axis(x, axis, to):
     return np.pad(x, pad)
 
 
-def pack_activation(x):
-    """(C, H, W) int8 -> [C/16, H, W, 16]."""
+def pack_activation(x, target=None):
+    """(C, H, W) int8 -> [C/B, H, W, B]."""
+    b = block(target)
     C, H, W = x.shape
-    xp = _pad_axis(x, 0, _blocks(C) * LANES)
-    return np.ascontiguousarray(xp.reshape(_blocks(C), LANES, H, W).transpose(0, 2, 3, 1))
+    xp = _pad_axis(x, 0, _blocks(C, b) * b)
+    return np.ascontiguousarray(xp.reshape(_blocks(C, b), b, H, W).transpose(0, 2, 3, 1))
 
 
 def unpack_activation(xp, C):
-    """[C/16, H, W, 16] -> (C, H, W)."""
-    CB, H, W, _ = xp.shape
-    return np.ascontiguousarray(xp.transpose(0, 3, 1, 2).reshape(CB * LANES, H, W)[:C])
+    """[C/B, H, W, B] -> (C, H, W) (B is the array's last dimension)."""
+    CB, H, W, b = xp.shape
+    return np.ascontiguousarray(xp.transpose(0, 3, 1, 2).reshape(CB * b, H, W)[:C])
 
 
-def pack_dense_input(x):
-    """(M, K) -> [M, K/16, 16]."""
+def activation_shape(C, H, W, target=None):
+    """The packed shape of a (C, H, W) activation: (C/B, H, W, B)."""
+    b = block(target)
+    return (_blocks(C, b), H, W, b)
+
+
+def pack_dense_input(x, target=None):
+    """(M, K) -> [M, K/B, B]."""
+    b = block(target)
     M, K = x.shape
-    return np.ascontiguousarray(_pad_axis(x, 1, _blocks(K) * LANES).reshape(M, _blocks(K), LANES))
+    return np.ascontiguousarray(_pad_axis(x, 1, _blocks(K, b) * b).reshape(M, _blocks(K, b), b))
 
 
 def unpack_dense_output(yp, N):
-    """[M, N/16, 16] -> (M, N)."""
+    """[M, N/B, B] -> (M, N)."""
     M = yp.shape[0]
     return np.ascontiguousarray(yp.reshape(M, -1)[:, :N])
 
 
-def pack_dense_weight(w):
-    """(N, K) -> [N/16, K/16, 16, 16] with tile[o, i] = w[16 nb + o, 16 kb + i]."""
+def dense_output_shape(M, N, target=None):
+    """The packed shape of an (M, N) dense output: (M, N/B, B)."""
+    b = block(target)
+    return (M, _blocks(N, b), b)
+
+
+def pack_dense_weight(w, target=None):
+    """(N, K) -> [N/B, K/B, B, B] with tile[o, i] = w[B nb + o, B kb + i]."""
+    b = block(target)
     N, K = w.shape
-    wp = _pad_axis(_pad_axis(w, 0, _blocks(N) * LANES), 1, _blocks(K) * LANES)
+    wp = _pad_axis(_pad_axis(w, 0, _blocks(N, b) * b), 1, _blocks(K, b) * b)
     return np.ascontiguousarray(
-        wp.reshape(_blocks(N), LANES, _blocks(K), LANES).transpose(0, 2, 1, 3))
+        wp.reshape(_blocks(N, b), b, _blocks(K, b), b).transpose(0, 2, 1, 3))
 
 
-def pack_conv_weight(w):
-    """(K, C, R, S) -> [K/16, C/16, R, S, 16 (out), 16 (in)]."""
+def pack_conv_weight(w, target=None):
+    """(K, C, R, S) -> [K/B, C/B, R, S, B (out), B (in)]."""
+    b = block(target)
     K, C, R, S = w.shape
-    wp = _pad_axis(_pad_axis(w, 0, _blocks(K) * LANES), 1, _blocks(C) * LANES)
+    wp = _pad_axis(_pad_axis(w, 0, _blocks(K, b) * b), 1, _blocks(C, b) * b)
     return np.ascontiguousarray(
-        wp.reshape(_blocks(K), LANES, _blocks(C), LANES, R, S).transpose(0, 2, 4, 5, 1, 3))
+        wp.reshape(_blocks(K, b), b, _blocks(C, b), b, R, S).transpose(0, 2, 4, 5, 1, 3))
 
 
-def pack_depthwise_weight(w):
-    """(C, R, S) -> [C/16, R, S, 16]."""
+def pack_depthwise_weight(w, target=None):
+    """(C, R, S) -> [C/B, R, S, B]."""
+    b = block(target)
     C, R, S = w.shape
-    wp = _pad_axis(w, 0, _blocks(C) * LANES)
-    return np.ascontiguousarray(wp.reshape(_blocks(C), LANES, R, S).transpose(0, 2, 3, 1))
+    wp = _pad_axis(w, 0, _blocks(C, b) * b)
+    return np.ascontiguousarray(wp.reshape(_blocks(C, b), b, R, S).transpose(0, 2, 3, 1))
 
 
 def requantize(acc, multiplier, shift, zero_point=0, relu=False):
@@ -81,13 +105,13 @@ def requantize(acc, multiplier, shift, zero_point=0, relu=False):
     return v.astype(np.int8)
 
 
-def pack_depthwise_weight_diagonal(w):
-    """(C, R, S) -> [C/16, R, S, 16 (out), 16 (in)] diagonal tiles for the depthwise conv2d
-    template: tile[o, i] = w[16 cb + o, r, s] if o == i else 0, so that the GEMM intrinsic computes
-    a depthwise convolution (one input block per output block)."""
-    C, R, S = w.shape
-    d = pack_depthwise_weight(w)  # [C/16, R, S, 16]
-    out = np.zeros(d.shape + (LANES,), dtype=w.dtype)
-    lanes = np.arange(LANES)
+def pack_depthwise_weight_diagonal(w, target=None):
+    """(C, R, S) -> [C/B, R, S, B (out), B (in)] diagonal tiles for the depthwise conv2d
+    template's GEMM mapping: tile[o, i] = w[B cb + o, r, s] if o == i else 0, so that the GEMM
+    intrinsic computes a depthwise convolution (one input block per output block)."""
+    b = block(target)
+    d = pack_depthwise_weight(w, target)  # [C/B, R, S, B]
+    out = np.zeros(d.shape + (b,), dtype=w.dtype)
+    lanes = np.arange(b)
     out[..., lanes, lanes] = d
     return out

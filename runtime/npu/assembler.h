@@ -2,9 +2,9 @@
 // (next) the compiler's NPU backend. It checks nothing beyond field widths; the simulator's
 // prepare_program() is the one place that judges a program.
 //
-//   Assembler a(target, "add_relu");
-//   uint32_t x = a.buffer("x", {64, 16}, DType::kInt8, BufferRole::kInput);
-//   a.load(Mem::kSram, 0, 1, x, 16, 64, 1, kPushNext);
+//   Assembler a(target, "add_relu");          // B = target.block(): one SRAM row is B bytes
+//   uint32_t x = a.buffer("x", {64, B}, DType::kInt8, BufferRole::kInput);
+//   a.load(Mem::kSram, 0, 1, x, B, 64, 1, kPushNext);
 //   a.vector(VecOp::kAdd, 64, 1, acc(0, 1), sram(0, 1), sram(64, 1), kPopPrev);
 //   Kernel k = a.finish();
 #pragma once

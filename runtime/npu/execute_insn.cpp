@@ -42,8 +42,8 @@ void store(const Dma& d, const Target& t, Memories& m) {
   }
 }
 
-// One MAC-array step; N is the array size when known at compile time (16 on npu-v1), so the
-// compiler unrolls and vectorises the dot products.
+// One MAC-array step; N is the array size when known at compile time (the sizes execute_insn
+// dispatches), so the compiler unrolls and vectorises the dot products.
 template <int N>
 void gemm_step(int32_t* acc, const int8_t* inp, const int8_t* wgt, int n, bool reset) {
   const int size = N > 0 ? N : n;
@@ -124,10 +124,21 @@ void execute_insn(const Insn& insn, const Target& t, Memories& m) {
       store(insn.dma, t, m);
       break;
     case Opcode::kGemm:
-      if (t.mac_in == 16)
-        gemm_loop<16>(insn.gemm, t, m);
-      else
-        gemm_loop<0>(insn.gemm, t, m);
+      // Compile-time sizes for the power-of-two arrays the vectoriser handles best; any other
+      // size runs the generic loop (same results).
+      switch (t.mac_in) {
+        case 8:
+          gemm_loop<8>(insn.gemm, t, m);
+          break;
+        case 16:
+          gemm_loop<16>(insn.gemm, t, m);
+          break;
+        case 32:
+          gemm_loop<32>(insn.gemm, t, m);
+          break;
+        default:
+          gemm_loop<0>(insn.gemm, t, m);
+      }
       break;
     case Opcode::kVector:
       vector(insn.vec, t, m);

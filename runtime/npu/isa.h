@@ -2,8 +2,9 @@
 // timing. Every instruction is a plain struct; the fields an opcode does not use stay zero, which
 // is what the binary encoding (encoding.h) requires.
 //
-// Address units: SRAM addresses count SRAM rows of Target::mac_in int8 (16 bytes on npu-v1);
-// accumulator addresses count rows of Target::mac_out int32 (64 bytes); DDR addresses count bytes.
+// Address units: SRAM addresses count SRAM rows of Target::mac_in int8 (mac_in bytes);
+// accumulator addresses count rows of Target::mac_out int32 (4 * mac_out bytes); DDR addresses
+// count bytes.
 // A weight tile is mac_out consecutive SRAM rows: row o holds the mac_in weights of output lane o.
 #pragma once
 

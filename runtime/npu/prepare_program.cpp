@@ -27,7 +27,7 @@ class Checker {
         ddr_bytes_(k.ddr_bytes()),
         sram_rows_(uint64_t(t.sram_rows())),
         acc_rows_(uint64_t(t.acc_rows())),
-        vector_row_cycles_(uint64_t((t.mac_out + t.vector_lanes - 1) / t.vector_lanes)) {}
+        vector_row_cycles_(uint64_t(t.vector_cycles_per_row())) {}
 
   [[noreturn]] void fail(size_t i, const std::string& what) const {
     throw SimulationError(str(describe_insn(k_, i), ": ", what));

@@ -6,6 +6,7 @@
 
 #include "runtime/base/error.h"
 #include "runtime/npu/fnv1a.h"
+#include "runtime/npu/npu_v1_json.h"  // generated from runtime/npu/targets/npu-v1.json
 
 namespace tessera::npu {
 namespace {
@@ -44,26 +45,6 @@ const IntField kIntFields[] = {
     {"token_queue_depth", &Target::token_queue_depth, 1, 65536, "dependency-token queue depth"},
 };
 
-// The built-in copy of runtime/npu/targets/npu-v1.json; a test checks that the two agree.
-const char* const kDefaultTargetJson = R"({
-  "acc_bytes": 65536,
-  "clock_hz": 1000000000,
-  "compute_queue_depth": 64,
-  "ddr_bytes_per_cycle": 16,
-  "dma_fixed_cycles": 100,
-  "dma_row_cycles": 1,
-  "gemm_fixed_cycles": 20,
-  "load_queue_depth": 64,
-  "mac_in": 16,
-  "mac_out": 16,
-  "name": "npu-v1",
-  "sram_bytes": 262144,
-  "store_queue_depth": 64,
-  "token_queue_depth": 32,
-  "vector_fixed_cycles": 10,
-  "vector_lanes": 16
-})";
-
 std::string where(const std::string& source) { return str("target description '", source, "'"); }
 
 bool valid_name(const std::string& name) {
@@ -93,9 +74,12 @@ void validate_target(const Target& t, const std::string& source) {
                             ", out of range [", f.min, ", ", f.max, "]"));
   }
   if (t.mac_in != t.mac_out)
-    throw TargetError(str(where(source), ": field 'mac_out' (", t.mac_out,
-                          ") must equal 'mac_in' (", t.mac_in,
-                          "): the vector unit moves whole rows between SRAM and the accumulator"));
+    throw TargetError(str(where(source), ": fields 'mac_in' (", t.mac_in, ") and 'mac_out' (",
+                          t.mac_out,
+                          ") differ: tessera supports square MAC arrays only (mac_in = mac_out, "
+                          "any size from 1 to 128), because the vector unit moves whole rows "
+                          "between SRAM and the accumulator and the packed layouts use one "
+                          "channel block for inputs and outputs"));
   if (t.sram_bytes % t.mac_in != 0 || t.sram_rows() < t.mac_out)
     throw TargetError(str(where(source), ": field 'sram_bytes' (", t.sram_bytes,
                           ") must be a multiple of the SRAM row (", t.mac_in,
@@ -144,7 +128,7 @@ Target parse_target(const std::string& json_text, const std::string& source) {
 }
 
 Target default_target() {
-  static const Target t = parse_target(kDefaultTargetJson, "built-in npu-v1");
+  static const Target t = parse_target(kNpuV1Json, "built-in npu-v1");
   return t;
 }
 

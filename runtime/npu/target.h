@@ -1,7 +1,7 @@
 // The NPU target description: every number the simulator and the compiler use about the machine.
 //
-// A target is loaded from JSON (runtime/npu/targets/npu-v1.json holds the defaults, which are also
-// built in so a fresh clone needs no file path). Every field is required, unknown fields are
+// A target is loaded from JSON (runtime/npu/targets/ holds npu-v1, the default, whose file is also
+// compiled in, and other array shapes). Every field is required, unknown fields are
 // rejected, and each value is range-checked; every error is a TargetError naming the field.
 // A stable 64-bit hash of the description is stamped into every kernel, so a kernel built for one
 // target is refused by a simulator configured for another.
@@ -13,32 +13,41 @@
 namespace tessera::npu {
 
 struct Target {
-  std::string name = "npu-v1";
-  int64_t clock_hz = 1000000000;  // only converts cycles to seconds
+  // Every field is a fact of one machine, so none has a default here: a Target comes from
+  // default_target() (npu-v1), load_target() or parse_target(). The values below are "unset".
+  std::string name;
+  int64_t clock_hz = 0;  // only converts cycles to seconds
   // MAC array: one GEMM step per cycle computes acc[mac_out] += inp[mac_in] . wgt[mac_out x
-  // mac_in]. mac_in is also the width in bytes of one SRAM row; mac_out the width (int32) of one
-  // accumulator row. The vector unit moves whole rows between them, so the two must be equal.
-  int64_t mac_in = 16;
-  int64_t mac_out = 16;
-  int64_t sram_bytes = 256 * 1024;  // int8 scratchpad: inputs, weights, int8 outputs
-  int64_t acc_bytes = 64 * 1024;    // int32 accumulator
-  int64_t vector_lanes = 16;        // int32 lanes of the vector unit
-  int64_t ddr_bytes_per_cycle = 16;
-  int64_t dma_fixed_cycles = 100;  // request latency; does not hold the DDR port
-  int64_t dma_row_cycles = 1;      // per DDR row moved, while holding the port
-  int64_t gemm_fixed_cycles = 20;
-  int64_t vector_fixed_cycles = 10;
-  int64_t load_queue_depth = 64;  // instruction queues: the fetcher stalls when one is full
-  int64_t compute_queue_depth = 64;
-  int64_t store_queue_depth = 64;
-  int64_t token_queue_depth = 32;  // dependency-token queues: pushing onto a full one is an error
+  // mac_in] (VTA's BLOCK_IN and BLOCK_OUT). mac_in is also the width in bytes of one SRAM row;
+  // mac_out the width (int32) of one accumulator row. The vector unit moves whole rows between
+  // them, so the two must be equal (validate_target rejects other shapes): block() is both.
+  int64_t mac_in = 0;
+  int64_t mac_out = 0;
+  int64_t sram_bytes = 0;    // int8 scratchpad: inputs, weights, int8 outputs
+  int64_t acc_bytes = 0;     // int32 accumulator
+  int64_t vector_lanes = 0;  // int32 lanes of the vector unit
+  int64_t ddr_bytes_per_cycle = 0;
+  int64_t dma_fixed_cycles = 0;  // request latency; does not hold the DDR port
+  int64_t dma_row_cycles = 0;    // per DDR row moved, while holding the port
+  int64_t gemm_fixed_cycles = 0;
+  int64_t vector_fixed_cycles = 0;
+  int64_t load_queue_depth = 0;  // instruction queues: the fetcher stalls when one is full
+  int64_t compute_queue_depth = 0;
+  int64_t store_queue_depth = 0;
+  int64_t token_queue_depth = 0;  // dependency-token queues: pushing onto a full one is an error
 
+  // The channel block of the packed layouts (NCHWc{block}) and the elements of one on-chip row:
+  // mac_in (= mac_out).
+  int64_t block() const { return mac_in; }
   int64_t sram_rows() const { return sram_bytes / mac_in; }
   int64_t acc_rows() const { return acc_bytes / (4 * mac_out); }
   int64_t macs_per_cycle() const { return mac_in * mac_out; }
+  // Cycles the vector unit takes for one on-chip row (mac_out int32 over vector_lanes lanes).
+  int64_t vector_cycles_per_row() const { return (mac_out + vector_lanes - 1) / vector_lanes; }
 };
 
-// The built-in npu-v1 description (identical to runtime/npu/targets/npu-v1.json).
+// The built-in npu-v1 description: runtime/npu/targets/npu-v1.json, compiled in (the build
+// embeds the file), so a fresh clone needs no file path.
 Target default_target();
 
 // Parses and validates a JSON description. `source` names the text in error messages (a path).

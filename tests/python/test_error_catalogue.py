@@ -242,11 +242,13 @@ def test_missing_output_argument_is_a_lower_error():
         tessera.lower(s, [A, B])
 
 
-def test_unknown_target_is_a_lower_error():
+def test_unknown_target_is_a_target_error():
     A, B, C = matmul()
     s = te.create_schedule(C.op)
-    with pytest.raises(tessera.LowerError, match=r"unknown target 'gpu'"):
+    with pytest.raises(tessera.TargetError, match=r"unknown target 'gpu'; known shorthands: c \(the host CPU\), npu \(the built-in npu-v1\)"):
         tessera.build(s, [A, B, C], target="gpu")
+    with pytest.raises(tessera.TargetError, match=r"unknown target 'npu-v2'"):
+        tessera.lower(s, [A, B, C], target="npu-v2")
 
 
 def test_call_with_wrong_shape_names_the_argument():

@@ -50,7 +50,7 @@ def test_padded_input_is_padded_by_the_dma():
 def test_tensorize_with_transposed_weights_is_rejected_for_wrong_stride():
     X, W, acc, Y = dense_packed(w_layout="io")
     s = npu_schedule(X, W, acc, Y)
-    with pytest.raises(tessera.ScheduleError, match=r"(?s)stage 'acc': tensorize at axis 'o' with 'npu.gemm16': wrong stride: weight 'W.sram' moves by 16 element\(s\) per step of 'i', the intrinsic needs 1.*loop body: sum\(.*intrinsic: out\[o\] = sum"):
+    with pytest.raises(tessera.ScheduleError, match=r"(?s)stage 'acc': tensorize at axis 'o' with 'npu.gemm16x16': wrong stride: weight 'W.sram' moves by 16 element\(s\) per step of 'i', the intrinsic needs 1.*loop body: sum\(.*intrinsic: out\[o\] = sum"):
         tessera.lower(s, [X, W, Y], target="npu")
 
 
@@ -80,7 +80,7 @@ def test_tensorize_of_a_stage_without_reduction_is_rejected():
     B = te.compute((4, 16), lambda r, l: A[r, l] + te.const(1, "int8"), name="B")
     s = te.create_schedule(B.op)
     s[B].tensorize(B.op.axis[1], tessera._tessera.npu_gemm_intrin())
-    with pytest.raises(tessera.ScheduleError, match=r"stage 'B': tensorize with 'npu.gemm16': missing reduction"):
+    with pytest.raises(tessera.ScheduleError, match=r"stage 'B': tensorize with 'npu.gemm16x16': missing reduction"):
         tessera.lower(s, [A, B], target="npu")
 
 

@@ -1,13 +1,17 @@
 """The NPU operator library (autotune/templates) end to end: each operator's default schedule is
 built for the NPU, run on the simulator with packed int8 arrays, and compared bit for bit against
 a numpy reference written here in plain int64 arithmetic (the requantize formula is the one of
-docs/npu_isa.md, re-written below, not the library's). Shapes include sizes that are not
-multiples of 16; non-default parameters must give the same bits."""
+docs/npu_isa.md, re-written below, not the library's). Every operator runs on the three committed
+targets (16 x 16, 8 x 8 and 32 x 32 MAC arrays, runtime/npu/targets/), with layouts packed for
+each; shapes include sizes that are not multiples of the block; non-default parameters must give
+the same bits."""
+import os
+
 import numpy as np
 import pytest
 
 import tessera
-from tessera import _tessera
+from tessera import _tessera, npu
 from tessera import npu_layout as L
 
 ops = _tessera.npu_ops
@@ -87,58 +91,65 @@ def shift_for(n_products):
 MULT = (1 << 14) + 123  # not a power of two: exercises the rounding of the product
 
 
-def blocks(n):
-    return (n + 15) // 16
+TARGET_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime", "npu",
+                          "targets")
+# The three committed targets: npu-v1 (16 x 16), an 8 x 8 array with 128 KiB of SRAM and a 32 x 32
+# array with 1 MiB of SRAM and a 32 B/cycle DDR port. Every operator test runs on each.
+TARGETS = {name: npu.load_target(os.path.join(TARGET_DIR, name + ".json"))
+           for name in ("npu-v1", "npu-8x8", "npu-32x32")}
+on_every_target = pytest.mark.parametrize("target", list(TARGETS.values()), ids=list(TARGETS))
 
 
-def build(op):
-    return tessera.build(op.schedule, op.args, target="npu")
+def build(op, target):
+    return tessera.build(op.schedule, op.args, target=target)
 
 
 # ---- runners: build, run on the simulator, unpack ------------------------------------------
 
-def run_dense(x, w, N, q, **params):
+def run_dense(x, w, N, q, target, **params):
     M, K = x.shape
-    op = ops.dense(M=M, K=K, N=N, **q, **params)
-    y = np.zeros((M, blocks(N), 16), np.int8)
-    build(op)(L.pack_dense_input(x), L.pack_dense_weight(w), y)
+    op = ops.dense(M=M, K=K, N=N, **q, **params, target=target)
+    y = np.zeros(L.dense_output_shape(M, N, target), np.int8)
+    build(op, target)(L.pack_dense_input(x, target), L.pack_dense_weight(w, target), y)
     return L.unpack_dense_output(y, N)
 
 
-def run_conv2d(x, w, stride, pad, q, **params):
+def run_conv2d(x, w, stride, pad, q, target, **params):
     C, H, W = x.shape
     K, _, R, S = w.shape
-    op = ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=stride, pad=pad, **q, **params)
+    op = ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=stride, pad=pad, **q, **params,
+                    target=target)
     OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
-    y = np.zeros((blocks(K), OH, OW, 16), np.int8)
-    build(op)(L.pack_activation(x), L.pack_conv_weight(w), y)
+    y = np.zeros(L.activation_shape(K, OH, OW, target), np.int8)
+    build(op, target)(L.pack_activation(x, target), L.pack_conv_weight(w, target), y)
     return L.unpack_activation(y, K)
 
 
-def run_depthwise(x, w, stride, pad, q, **params):
+def run_depthwise(x, w, stride, pad, q, target, **params):
     C, H, W = x.shape
     _, R, S = w.shape
-    op = ops.depthwise_conv2d(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad, **q, **params)
+    op = ops.depthwise_conv2d(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad, **q, **params,
+                              target=target)
     OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
-    y = np.zeros((blocks(C), OH, OW, 16), np.int8)
-    build(op)(L.pack_activation(x), L.pack_depthwise_weight_diagonal(w), y)
+    y = np.zeros(L.activation_shape(C, OH, OW, target), np.int8)
+    build(op, target)(L.pack_activation(x, target), L.pack_depthwise_weight_diagonal(w, target), y)
     return L.unpack_activation(y, C)
 
 
-def run_max_pool(x, R, S, stride, pad, **params):
+def run_max_pool(x, R, S, stride, pad, target, **params):
     C, H, W = x.shape
-    op = ops.max_pool2d(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad, **params)
+    op = ops.max_pool2d(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad, **params, target=target)
     OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
-    y = np.zeros((blocks(C), OH, OW, 16), np.int8)
-    build(op)(L.pack_activation(x), y)
+    y = np.zeros(L.activation_shape(C, OH, OW, target), np.int8)
+    build(op, target)(L.pack_activation(x, target), y)
     return L.unpack_activation(y, C)
 
 
-def run_add(a, b, relu, **params):
+def run_add(a, b, relu, target, **params):
     C, H, W = a.shape
-    op = ops.add(C=C, H=H, W=W, relu=relu, **params)
-    y = np.zeros((blocks(C), H, W, 16), np.int8)
-    build(op)(L.pack_activation(a), L.pack_activation(b), y)
+    op = ops.add(C=C, H=H, W=W, relu=relu, **params, target=target)
+    y = np.zeros(L.activation_shape(C, H, W, target), np.int8)
+    build(op, target)(L.pack_activation(a, target), L.pack_activation(b, target), y)
     return L.unpack_activation(y, C)
 
 
@@ -172,21 +183,23 @@ def test_diagonal_depthwise_weight_tiles_hold_each_channel_on_the_diagonal():
 
 # ---- dense ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("M,K,N", [(1, 16, 16), (17, 33, 7), (100, 40, 50), (5, 70, 20)])
-def test_dense_matches_numpy(M, K, N):
+@pytest.mark.parametrize("M,K,N", [(1, 16, 16), (17, 33, 7), (100, 40, 50), (5, 70, 20), (20, 100, 70)])
+@on_every_target
+def test_dense_matches_numpy(M, K, N, target):
     rng = np.random.default_rng(M * 1000 + K * 10 + N)
     x, w = rand_int8(rng, (M, K)), rand_int8(rng, (N, K))
     q = dict(multiplier=MULT, shift=shift_for(K), zero_point=3)
-    assert_bits_equal(run_dense(x, w, N, q), ref_requantize(ref_dense(x, w), MULT, q["shift"], 3))
+    assert_bits_equal(run_dense(x, w, N, q, target), ref_requantize(ref_dense(x, w), MULT, q["shift"], 3))
 
 
 @pytest.mark.parametrize("M,K,N,zp", [(9, 20, 18, 0), (33, 48, 40, -20), (4, 7, 3, 5)])
-def test_dense_with_relu_fused_into_requantize_matches_numpy(M, K, N, zp):
+@on_every_target
+def test_dense_with_relu_fused_into_requantize_matches_numpy(M, K, N, zp, target):
     rng = np.random.default_rng(7 + M + K + N)
     x, w = rand_int8(rng, (M, K)), rand_int8(rng, (N, K))
     q = dict(multiplier=MULT, shift=shift_for(K), zero_point=zp, relu=True)
     ref = ref_requantize(ref_dense(x, w), MULT, q["shift"], zp, relu=True)
-    out = run_dense(x, w, N, q)
+    out = run_dense(x, w, N, q, target)
     assert (out == 0).any() and (out > 0).any()  # relu did something, and not everything
     assert_bits_equal(out, ref)
 
@@ -194,13 +207,14 @@ def test_dense_with_relu_fused_into_requantize_matches_numpy(M, K, N, zp):
 @pytest.mark.parametrize("params", [dict(tile_m=16, tile_nb=1, double_buffer=False),
                                     dict(tile_m=7, tile_nb=2, double_buffer=True),
                                     dict(tile_m=64, tile_nb=4, double_buffer=False)])
-def test_dense_gives_the_same_bits_for_any_tiling(params):
+@on_every_target
+def test_dense_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(11)
     M, K, N = 30, 40, 50
     x, w = rand_int8(rng, (M, K)), rand_int8(rng, (N, K))
     q = dict(multiplier=MULT, shift=shift_for(K))
     ref = ref_requantize(ref_dense(x, w), MULT, q["shift"])
-    assert_bits_equal(run_dense(x, w, N, q, **params), ref)
+    assert_bits_equal(run_dense(x, w, N, q, target, **params), ref)
 
 
 # ---- conv2d --------------------------------------------------------------------------------
@@ -216,109 +230,120 @@ CONV_CASES = [
     (3, 15, 13, 16, 7, 2, 3),
     (4, 9, 9, 5, 7, 1, 3),
     (17, 8, 10, 18, 7, 1, 0),
+    (40, 6, 7, 70, 3, 1, 1),  # several blocks of input and output channels on every target
 ]
 
 
 @pytest.mark.parametrize("C,H,W,K,R,stride,pad", CONV_CASES)
-def test_conv2d_matches_numpy(C, H, W, K, R, stride, pad):
+@on_every_target
+def test_conv2d_matches_numpy(C, H, W, K, R, stride, pad, target):
     rng = np.random.default_rng(C * 7 + H * 5 + K * 3 + R)
     x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (K, C, R, R))
     q = dict(multiplier=MULT, shift=shift_for(C * R * R), zero_point=-2)
     ref = ref_requantize(ref_conv2d(x, w, stride, pad), MULT, q["shift"], -2)
-    assert_bits_equal(run_conv2d(x, w, stride, pad, q), ref)
+    assert_bits_equal(run_conv2d(x, w, stride, pad, q, target), ref)
 
 
 @pytest.mark.parametrize("C,H,W,K,R,stride,pad", [(20, 9, 8, 20, 3, 1, 1), (6, 7, 7, 18, 1, 2, 0),
                                                   (3, 9, 9, 9, 7, 2, 3)])
-def test_conv2d_with_relu_fused_into_requantize_matches_numpy(C, H, W, K, R, stride, pad):
+@on_every_target
+def test_conv2d_with_relu_fused_into_requantize_matches_numpy(C, H, W, K, R, stride, pad, target):
     rng = np.random.default_rng(5 + C + H + K)
     x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (K, C, R, R))
     q = dict(multiplier=MULT, shift=shift_for(C * R * R), zero_point=4, relu=True)
     ref = ref_requantize(ref_conv2d(x, w, stride, pad), MULT, q["shift"], 4, relu=True)
-    assert_bits_equal(run_conv2d(x, w, stride, pad, q), ref)
+    assert_bits_equal(run_conv2d(x, w, stride, pad, q, target), ref)
 
 
 @pytest.mark.parametrize("params", [dict(tile_oh=1, tile_kb=1, double_buffer=False),
                                     dict(tile_oh=3, tile_kb=2, double_buffer=True),
                                     dict(tile_oh=9, tile_kb=1, double_buffer=True)])
-def test_conv2d_gives_the_same_bits_for_any_tiling(params):
+@on_every_target
+def test_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(13)
     C, H, W, K = 20, 9, 7, 40
     x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (K, C, 3, 3))
     q = dict(multiplier=MULT, shift=shift_for(C * 9))
     ref = ref_requantize(ref_conv2d(x, w, 1, 1), MULT, q["shift"])
-    assert_bits_equal(run_conv2d(x, w, 1, 1, q, **params), ref)
+    assert_bits_equal(run_conv2d(x, w, 1, 1, q, target, **params), ref)
 
 
 # ---- depthwise conv2d ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("C,H,W,R,stride,pad", [(20, 9, 9, 3, 1, 1), (16, 10, 7, 3, 2, 1),
                                                 (40, 6, 5, 3, 1, 0), (7, 8, 8, 5, 1, 2)])
-def test_depthwise_conv2d_matches_numpy(C, H, W, R, stride, pad):
+@on_every_target
+def test_depthwise_conv2d_matches_numpy(C, H, W, R, stride, pad, target):
     rng = np.random.default_rng(C + H * W + R + stride)
     x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (C, R, R))
     q = dict(multiplier=MULT, shift=shift_for(R * R), zero_point=1)
     ref = ref_requantize(ref_depthwise(x, w, stride, pad), MULT, q["shift"], 1)
-    assert_bits_equal(run_depthwise(x, w, stride, pad, q), ref)
+    assert_bits_equal(run_depthwise(x, w, stride, pad, q, target), ref)
 
 
-def test_depthwise_conv2d_with_relu_fused_into_requantize_matches_numpy():
+@on_every_target
+def test_depthwise_conv2d_with_relu_fused_into_requantize_matches_numpy(target):
     rng = np.random.default_rng(17)
     x, w = rand_int8(rng, (24, 7, 6)), rand_int8(rng, (24, 3, 3))
     q = dict(multiplier=MULT, shift=shift_for(9), zero_point=-3, relu=True)
     ref = ref_requantize(ref_depthwise(x, w, 2, 1), MULT, q["shift"], -3, relu=True)
-    assert_bits_equal(run_depthwise(x, w, 2, 1, q), ref)
+    assert_bits_equal(run_depthwise(x, w, 2, 1, q, target), ref)
 
 
 @pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, double_buffer=False),
                                     dict(tile_oh=3, tile_cb=2, double_buffer=True),
                                     dict(tile_oh=8, tile_cb=3, double_buffer=False)])
-def test_depthwise_conv2d_gives_the_same_bits_for_any_tiling(params):
+@on_every_target
+def test_depthwise_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(19)
     x, w = rand_int8(rng, (40, 8, 7)), rand_int8(rng, (40, 3, 3))
     q = dict(multiplier=MULT, shift=shift_for(9))
     ref = ref_requantize(ref_depthwise(x, w, 1, 1), MULT, q["shift"])
-    assert_bits_equal(run_depthwise(x, w, 1, 1, q, **params), ref)
+    assert_bits_equal(run_depthwise(x, w, 1, 1, q, target, **params), ref)
 
 
 # ---- max pooling ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("C,H,W,R,stride", [(20, 8, 8, 2, 2), (16, 9, 11, 3, 2), (5, 7, 6, 3, 1),
                                             (33, 5, 5, 5, 1)])
-def test_max_pool2d_without_padding_matches_numpy(C, H, W, R, stride):
+@on_every_target
+def test_max_pool2d_without_padding_matches_numpy(C, H, W, R, stride, target):
     rng = np.random.default_rng(C + H + W + R)
     x = rand_int8(rng, (C, H, W))
-    assert_bits_equal(run_max_pool(x, R, R, stride, 0), ref_max_pool(x, R, R, stride, 0).astype(np.int8))
+    assert_bits_equal(run_max_pool(x, R, R, stride, 0, target), ref_max_pool(x, R, R, stride, 0).astype(np.int8))
 
 
-def test_max_pool2d_of_all_negative_inputs_is_negative():
+@on_every_target
+def test_max_pool2d_of_all_negative_inputs_is_negative(target):
     # -128 is the identity: an all-negative window must not come out as 0.
     x = np.full((20, 6, 6), -100, np.int8)
     x[3, 2, 2] = -7
-    out = run_max_pool(x, 3, 3, 1, 0)
+    out = run_max_pool(x, 3, 3, 1, 0, target)
     assert out.max() == -7 and out.min() == -100
     assert_bits_equal(out, ref_max_pool(x, 3, 3, 1, 0).astype(np.int8))
 
 
 @pytest.mark.parametrize("C,H,W,R,stride,pad", [(20, 9, 9, 3, 2, 1), (16, 8, 7, 3, 1, 1),
                                                 (5, 10, 10, 2, 2, 1)])
-def test_max_pool2d_with_padding_ignores_the_padding(C, H, W, R, stride, pad):
+@on_every_target
+def test_max_pool2d_with_padding_ignores_the_padding(C, H, W, R, stride, pad, target):
     rng = np.random.default_rng(C + H + W + R + pad)
     x = rand_int8(rng, (C, H, W))
     x[:, 0, :] = -120  # border windows whose inside is all negative: zero padding would win
     x[:, :, 0] = -120
-    assert_bits_equal(run_max_pool(x, R, R, stride, pad),
+    assert_bits_equal(run_max_pool(x, R, R, stride, pad, target),
                       ref_max_pool(x, R, R, stride, pad).astype(np.int8))
 
 
 @pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, double_buffer=False),
                                     dict(tile_oh=2, tile_cb=2, double_buffer=True),
                                     dict(tile_oh=5, tile_cb=1, double_buffer=False)])
-def test_max_pool2d_gives_the_same_bits_for_any_tiling(params):
+@on_every_target
+def test_max_pool2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(23)
     x = rand_int8(rng, (40, 11, 9))
     ref = ref_max_pool(x, 3, 3, 2, 0).astype(np.int8)
-    assert_bits_equal(run_max_pool(x, 3, 3, 2, 0, **params), ref)
+    assert_bits_equal(run_max_pool(x, 3, 3, 2, 0, target, **params), ref)
 
 
 def test_max_pool2d_with_padding_as_large_as_the_window_is_rejected():
@@ -330,13 +355,14 @@ def test_max_pool2d_with_padding_as_large_as_the_window_is_rejected():
 
 @pytest.mark.parametrize("relu", [False, True])
 @pytest.mark.parametrize("C,H,W", [(16, 4, 4), (20, 5, 7), (40, 9, 3)])
-def test_add_saturates_like_numpy(C, H, W, relu):
+@on_every_target
+def test_add_saturates_like_numpy(C, H, W, relu, target):
     rng = np.random.default_rng(C * H * W + relu)
     a, b = rand_int8(rng, (C, H, W)), rand_int8(rng, (C, H, W))
     ref = np.clip(a.astype(np.int64) + b.astype(np.int64), -128, 127)
     if relu:
         ref = np.maximum(ref, 0)
-    out = run_add(a, b, relu)
+    out = run_add(a, b, relu, target)
     assert (out == 127).any() and (out == (0 if relu else -128)).any()  # saturation was exercised
     assert_bits_equal(out, ref.astype(np.int8))
 
@@ -344,8 +370,9 @@ def test_add_saturates_like_numpy(C, H, W, relu):
 @pytest.mark.parametrize("params", [dict(tile_h=1, tile_cb=1, double_buffer=False),
                                     dict(tile_h=3, tile_cb=2, double_buffer=True),
                                     dict(tile_h=9, tile_cb=3, double_buffer=False)])
-def test_add_gives_the_same_bits_for_any_tiling(params):
+@on_every_target
+def test_add_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(29)
     a, b = rand_int8(rng, (40, 9, 5)), rand_int8(rng, (40, 9, 5))
     ref = np.maximum(np.clip(a.astype(np.int64) + b.astype(np.int64), -128, 127), 0)
-    assert_bits_equal(run_add(a, b, True, **params), ref.astype(np.int8))
+    assert_bits_equal(run_add(a, b, True, target, **params), ref.astype(np.int8))

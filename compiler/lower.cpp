@@ -11,6 +11,7 @@
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
 #include "compiler/passes/schedule_ops.h"
+#include "compiler/passes/tighten_loop_bounds.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -115,6 +116,8 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   if (target.is_npu()) {
     body = run_pass("inject_npu_ops", body,
                     [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
+    body =
+        run_pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
   }
   LoweredFunc f;
   f.name = name;

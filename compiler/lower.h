@@ -7,6 +7,8 @@
 //   flatten_storage  row-major flat indices
 //   simplify         again, over the flat index arithmetic
 //   inject_npu_ops   (NPU targets) row-wide nests become DMA and vector statements
+//   tighten_loop_bounds  (NPU targets) a guard on a loop's own variable (a split's tail) becomes
+//                    the loop's range, so the loop still folds into an instruction
 //
 // TESSERA_DEBUG=2 prints the IR after every pass that changed it (to stderr);
 // TESSERA_TIME_PASSES=1 prints each pass's time.

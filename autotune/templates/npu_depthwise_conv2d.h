@@ -1,14 +1,23 @@
 // NPU depthwise conv2d (batch 1) in NCHWc{B}, B = target.block(), run on the GEMM intrinsic with
 // diagonal weight tiles:
 //   X [CB, H, W, B], W [CB, R, S, B (out), B (in)] -> Y [CB, OH, OW, B]
-//   Y[c, oh, ow, o] = requant(sum_{r, s, i} Xpad[c, oh*stride + r, ow*stride + s, i] * W[c, r, s,
-//   o, i])
+//   Y[c, oh, ow, o] = requant(sum_{r, s, i} Xpad[c, oh*stride + r, ow*stride + s, i] *
+//                             W[c, r, s, o, i])
 // with W[c, r, s, o, i] = w[B c + o, r, s] if o == i else 0 (host helper:
 // npu_layout.pack_depthwise_weight_diagonal). It is conv2d with a single input block per output
 // block. Only the diagonal of each B x B tile is non-zero, so it uses 1/B of the MAC array: the
 // price of reusing the GEMM intrinsic instead of a per-lane vector multiply-accumulate.
 // The zero padding is a stage (P) computed per tile in SRAM: the DMA pads it on load.
+//
+// The schedule (NpuDepthwiseConv2dParams; the template's knobs, depthwise_template.cpp): output
+// tiles of tile_cb channel blocks x tile_oh rows x tile_ow columns (tails allowed), their tile
+// loops in `order`; the input tile and the accumulator per tile, the weights at the channel-tile
+// loop (resident across the spatial tiles inside it); db_input, db_weights, db_output double-buffer
+// the SRAM stages.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "autotune/templates/npu_conv2d.h"
 #include "autotune/templates/npu_op.h"
@@ -16,13 +25,25 @@
 namespace tessera {
 
 struct NpuDepthwiseConv2dParams {
-  int64_t tile_oh = 4;  // output rows per tile
-  int64_t tile_cb = 4;  // channel blocks per tile
-  bool double_buffer = true;
+  int64_t tile_cb = 1, tile_oh = 1, tile_ow = 1;
+  std::vector<std::string> order{"cb", "oh", "ow"};
+  bool db_input = true, db_weights = true, db_output = true;
 };
 
 // Uses shape.C, H, W, R, S, stride, pad; shape.K must equal shape.C (one output per channel).
 NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
-                           const NpuDepthwiseConv2dParams& p = NpuDepthwiseConv2dParams());
+                           const NpuDepthwiseConv2dParams& p);
+NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q);
+
+OnchipFootprint depthwise_conv2d_footprint(const npu::Target& target, const Conv2dShape& shape,
+                                           const NpuDepthwiseConv2dParams& p);
+NpuDepthwiseConv2dParams default_depthwise_conv2d_params(const npu::Target& target,
+                                                         const Conv2dShape& shape);
+
+autotune::ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape& shape);
+NpuDepthwiseConv2dParams depthwise_conv2d_params(const autotune::ConfigSpace& space,
+                                                 const autotune::Config& config);
+autotune::Config depthwise_conv2d_config(const autotune::ConfigSpace& space,
+                                         const NpuDepthwiseConv2dParams& p);
 
 }  // namespace tessera

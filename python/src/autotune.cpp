@@ -1,18 +1,81 @@
-// Python bindings for the operator library (autotune/templates): operator instances with their
-// default schedules, parameters as keyword arguments, each for an NPU target (target=None: npu-v1).
+// Python bindings for the tunable NPU templates (autotune/templates): the template table, tasks,
+// their config spaces and configs, building an operator from a config, and the measurement.
+// Registered as tessera._tessera.autotune (python/tessera/autotune.py re-exports it) plus the
+// NpuOp class in tessera._tessera.npu_ops (python/tessera/npu_ops.py builds operators with it).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "autotune/templates/npu_add.h"
-#include "autotune/templates/npu_conv2d.h"
-#include "autotune/templates/npu_dense.h"
-#include "autotune/templates/npu_depthwise_conv2d.h"
-#include "autotune/templates/npu_max_pool2d.h"
+#include <memory>
+
+#include "autotune/errors.h"
+#include "autotune/templates/measure_npu.h"
+#include "autotune/templates/npu_task.h"
 #include "python/src/py_handles.h"
 
 namespace py = pybind11;
 
 namespace tessera::python {
+namespace {
+
+nlohmann::json to_json(const py::handle& obj) {
+  if (py::isinstance<py::str>(obj)) {
+    std::string text = obj.cast<std::string>();
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw autotune::ConfigError(str("'", text, "' is not valid JSON"));
+    return j;
+  }
+  std::string text = py::module_::import("json").attr("dumps")(obj).cast<std::string>();
+  return nlohmann::json::parse(text);
+}
+
+py::object to_python(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+using TaskPtr = std::shared_ptr<NpuTask>;  // never modified after construction
+
+// A config with the task whose space it belongs to.
+struct PyConfig {
+  TaskPtr task;
+  autotune::Config config;
+  const autotune::ConfigSpace& space() const { return task->tuning.space; }
+};
+
+const autotune::Config& config_of(const TaskPtr& task, const PyConfig& c) {
+  if (c.task->tuning.key_text() != task->tuning.key_text() ||
+      npu::target_hash(c.task->target) != npu::target_hash(task->target)) {
+    throw autotune::ConfigError(str("the config belongs to task ", c.task->tuning.key_text(),
+                                    " on ", c.task->target.name, ", not to task ",
+                                    task->tuning.key_text(), " on ", task->target.name));
+  }
+  return c.config;
+}
+
+py::dict footprint_dict(const OnchipFootprint& f, const npu::Target& t) {
+  py::dict d;
+  d["sram_rows"] = f.sram_rows;
+  d["acc_rows"] = f.acc_rows;
+  d["sram_capacity_rows"] = t.sram_rows();
+  d["acc_capacity_rows"] = t.acc_rows();
+  d["fits"] = f.fits(t);
+  return d;
+}
+
+py::dict measurement_dict(const NpuMeasurement& m) {
+  py::dict d = to_python(autotune::result_to_json(m.result)).cast<py::dict>();
+  d["construct_us"] = m.construct_us;
+  d["lower_us"] = m.lower_us;
+  d["codegen_us"] = m.codegen_us;
+  d["timing_us"] = m.timing_us;
+  d["insns"] = m.insns;
+  d["duplicate"] = m.duplicate;
+  if (m.result.ok()) {
+    d["ddr_bytes"] = m.stats.ddr_bytes_read + m.stats.ddr_bytes_written;
+  }
+  return d;
+}
+
+}  // namespace
 
 void bind_autotune(py::module_& m) {
   py::module_ ops = m.def_submodule("npu_ops", "the NPU operator library");
@@ -20,117 +83,128 @@ void bind_autotune(py::module_& m) {
       .def_readonly("name", &NpuOp::name)
       .def_readonly("args", &NpuOp::args)
       .def_readonly("schedule", &NpuOp::schedule);
-  auto requant = [](int64_t multiplier, int64_t shift, int64_t zero_point, bool relu) {
-    Requant q;
-    q.multiplier = multiplier;
-    q.shift = shift;
-    q.zero_point = zero_point;
-    q.relu = relu;
-    return q;
-  };
-  ops.def(
-      "dense",
-      [requant](int64_t M, int64_t K, int64_t N, int64_t multiplier, int64_t shift,
-                int64_t zero_point, bool relu, const py::object& tile_m, const py::object& tile_nb,
-                const py::object& double_buffer, const std::optional<npu::Target>& target) {
-        npu::Target t = npu_target_or_default(target);
-        // Parameters not given come from the shape-aware defaults.
-        NpuDenseParams p = default_dense_params(t, M, K, N);
-        if (!tile_m.is_none()) p.tile_m = tile_m.cast<int64_t>();
-        if (!tile_nb.is_none()) p.tile_nb = tile_nb.cast<int64_t>();
-        if (!double_buffer.is_none()) p.double_buffer = double_buffer.cast<bool>();
-        return npu_dense(t, M, K, N, requant(multiplier, shift, zero_point, relu), p);
+
+  py::module_ at = m.def_submodule("autotune", "tunable NPU templates: tasks and config spaces");
+  at.def(
+      "templates",
+      [] {
+        py::list out;
+        for (const NpuTemplate* t : npu_templates()) {
+          py::dict d;
+          d["name"] = t->name;
+          d["summary"] = t->summary;
+          out.append(d);
+        }
+        return out;
       },
-      py::arg("M"), py::arg("K"), py::arg("N"), py::arg("multiplier"), py::arg("shift"),
-      py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_m") = py::none(),
-      py::arg("tile_nb") = py::none(), py::arg("double_buffer") = py::none(),
-      py::arg("target") = py::none());
-  ops.def(
-      "conv2d",
-      [requant](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S, int64_t stride,
-                int64_t pad, int64_t multiplier, int64_t shift, int64_t zero_point, bool relu,
-                const py::object& tile_oh, const py::object& tile_kb,
-                const py::object& double_buffer, const py::object& fold_channels,
-                const std::optional<npu::Target>& target) {
-        npu::Target t = npu_target_or_default(target);
-        Conv2dShape shape{C, H, W, K, R, S, stride, pad};
-        // Parameters not given come from the shape-aware defaults.
-        NpuConv2dParams p = default_conv2d_params(t, shape);
-        if (!tile_oh.is_none()) p.tile_oh = tile_oh.cast<int64_t>();
-        if (!tile_kb.is_none()) p.tile_kb = tile_kb.cast<int64_t>();
-        if (!double_buffer.is_none()) p.double_buffer = double_buffer.cast<bool>();
-        if (!fold_channels.is_none()) p.fold_channels = fold_channels.cast<bool>();
-        return npu_conv2d(t, shape, requant(multiplier, shift, zero_point, relu), p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"), py::arg("R"), py::arg("S"),
-      py::arg("stride"), py::arg("pad"), py::arg("multiplier"), py::arg("shift"),
-      py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_oh") = py::none(),
-      py::arg("tile_kb") = py::none(), py::arg("double_buffer") = py::none(),
-      py::arg("fold_channels") = py::none(), py::arg("target") = py::none());
-  ops.def(
-      "conv2d_default_params",
-      [](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S, int64_t stride,
-         int64_t pad, const std::optional<npu::Target>& target) {
-        NpuConv2dParams p = default_conv2d_params(npu_target_or_default(target),
-                                                  Conv2dShape{C, H, W, K, R, S, stride, pad});
-        py::dict d;
-        d["tile_oh"] = p.tile_oh;
-        d["tile_kb"] = p.tile_kb;
-        d["double_buffer"] = p.double_buffer;
-        d["fold_channels"] = p.fold_channels;
-        return d;
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"), py::arg("R"), py::arg("S"),
-      py::arg("stride"), py::arg("pad"), py::arg("target") = py::none());
-  ops.def(
-      "depthwise_conv2d",
-      [requant](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,
-                int64_t multiplier, int64_t shift, int64_t zero_point, bool relu, int64_t tile_oh,
-                int64_t tile_cb, bool double_buffer, const std::optional<npu::Target>& target) {
-        NpuDepthwiseConv2dParams p;
-        p.tile_oh = tile_oh;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        return npu_depthwise_conv2d(npu_target_or_default(target),
-                                    Conv2dShape{C, H, W, C, R, S, stride, pad},
-                                    requant(multiplier, shift, zero_point, relu), p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("R"), py::arg("S"), py::arg("stride"),
-      py::arg("pad"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point") = 0,
-      py::arg("relu") = false, py::arg("tile_oh") = NpuDepthwiseConv2dParams().tile_oh,
-      py::arg("tile_cb") = NpuDepthwiseConv2dParams().tile_cb,
-      py::arg("double_buffer") = NpuDepthwiseConv2dParams().double_buffer,
-      py::arg("target") = py::none());
-  ops.def(
-      "max_pool2d",
-      [](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,
-         int64_t tile_oh, int64_t tile_cb, bool double_buffer,
-         const std::optional<npu::Target>& target) {
-        NpuMaxPool2dParams p;
-        p.tile_oh = tile_oh;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        return npu_max_pool2d(npu_target_or_default(target),
-                              Pool2dShape{C, H, W, R, S, stride, pad}, p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("R"), py::arg("S"), py::arg("stride"),
-      py::arg("pad") = 0, py::arg("tile_oh") = NpuMaxPool2dParams().tile_oh,
-      py::arg("tile_cb") = NpuMaxPool2dParams().tile_cb,
-      py::arg("double_buffer") = NpuMaxPool2dParams().double_buffer,
-      py::arg("target") = py::none());
-  ops.def(
-      "add",
-      [](int64_t C, int64_t H, int64_t W, bool relu, int64_t tile_h, int64_t tile_cb,
-         bool double_buffer, const std::optional<npu::Target>& target) {
-        NpuAddParams p;
-        p.tile_h = tile_h;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        return npu_add(npu_target_or_default(target), C, H, W, relu, p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("relu") = false,
-      py::arg("tile_h") = NpuAddParams().tile_h, py::arg("tile_cb") = NpuAddParams().tile_cb,
-      py::arg("double_buffer") = NpuAddParams().double_buffer, py::arg("target") = py::none());
+      "The template table: a list of {'name', 'summary'}, in a fixed order.");
+
+  py::class_<PyConfig>(at, "Config", "A point of a task's config space.")
+      .def_property_readonly("index",
+                             [](const PyConfig& c) { return c.space().index_of(c.config); })
+      .def(
+          "to_json", [](const PyConfig& c) { return c.space().to_text(c.config); },
+          "The canonical JSON text (keys sorted).")
+      .def_property_readonly(
+          "values", [](const PyConfig& c) { return to_python(c.space().to_json(c.config)); },
+          "The knob values as a dict.")
+      .def("__eq__",
+           [](const PyConfig& a, const PyConfig& b) {
+             return a.task->tuning.key_text() == b.task->tuning.key_text() && a.config == b.config;
+           })
+      .def("__hash__",
+           [](const PyConfig& c) { return py::hash(py::str(c.space().to_text(c.config))); })
+      .def("__repr__",
+           [](const PyConfig& c) { return "Config(" + c.space().to_text(c.config) + ")"; });
+
+  py::class_<NpuTask, TaskPtr>(at, "Task",
+                               "A tuning task: (template, arguments, target). Task(template, args, "
+                               "target=None); args a dict (or JSON text) of the template's "
+                               "arguments; target an npu.Target (None: npu-v1).")
+      .def(py::init([](const std::string& tmpl, const py::object& args,
+                       const std::optional<npu::Target>& target) {
+             return std::make_shared<NpuTask>(
+                 make_npu_task(tmpl, to_json(args), npu_target_or_default(target)));
+           }),
+           py::arg("template"), py::arg("args"), py::arg("target") = py::none())
+      .def_static(
+          "from_key",
+          [](const py::object& key, const std::optional<npu::Target>& target) {
+            return std::make_shared<NpuTask>(
+                npu_task_from_key(to_json(key), npu_target_or_default(target)));
+          },
+          py::arg("key"), py::arg("target") = py::none(),
+          "The task of a key {'template': .., 'args': {..}} (dict or JSON text).")
+      .def_property_readonly("template", [](const NpuTask& t) { return std::string(t.tmpl->name); })
+      .def_property_readonly("args", [](const NpuTask& t) { return to_python(t.args); })
+      .def_property_readonly(
+          "key", [](const NpuTask& t) { return t.tuning.key_text(); },
+          "The task key as canonical JSON text.")
+      .def_property_readonly("target", [](const NpuTask& t) { return t.target; })
+      .def_property_readonly(
+          "space_size", [](const NpuTask& t) { return t.tuning.space.size(); },
+          "The number of configs in the space (valid or not).")
+      .def_property_readonly(
+          "knobs", [](const NpuTask& t) { return to_python(t.tuning.space.describe()["knobs"]); },
+          "Each knob: {'name', 'kind', 'domain'} (and 'extent' for splits).")
+      .def(
+          "config",
+          [](const TaskPtr& t, uint64_t index) {
+            return PyConfig{t, t->tuning.space.at(index)};
+          },
+          py::arg("index"), "The config at `index` (0 <= index < space_size).")
+      .def(
+          "config_from_json",
+          [](const TaskPtr& t, const py::object& j) {
+            return PyConfig{t, t->tuning.space.from_json(to_json(j))};
+          },
+          py::arg("config"), "The config of a JSON text or dict of knob values.")
+      .def(
+          "default_config",
+          [](const TaskPtr& t) {
+            return PyConfig{t, default_config(*t)};
+          },
+          "The template's shape-aware default for this task.")
+      .def(
+          "is_valid",
+          [](const TaskPtr& t, const PyConfig& c) {
+            return t->tuning.space.is_valid(config_of(t, c));
+          },
+          py::arg("config"), "The cheap validity check: the config's footprint fits on chip.")
+      .def(
+          "footprint",
+          [](const TaskPtr& t, const PyConfig& c) {
+            return footprint_dict(footprint(*t, config_of(t, c)), t->target);
+          },
+          py::arg("config"), "On-chip rows the config needs (double buffers twice) and capacity.")
+      .def(
+          "build",
+          [](const TaskPtr& t, const PyConfig& c) {
+            const autotune::Config& cfg = config_of(t, c);
+            py::gil_scoped_release release;
+            return build_npu_op(*t, cfg);
+          },
+          py::arg("config"), "The operator (npu_ops.NpuOp) with the config's schedule.")
+      .def(
+          "measure",
+          [](const TaskPtr& t, const PyConfig& c) {
+            const autotune::Config& cfg = config_of(t, c);
+            NpuMeasurement m;
+            {
+              py::gil_scoped_release release;
+              m = measure_npu_detailed(t->tuning, cfg, t->target);
+            }
+            return measurement_dict(m);
+          },
+          py::arg("config"),
+          "Builds and times the config (the tuner's measurement): a dict with 'status' (ok, "
+          "invalid_config, compile_error, simulation_error, internal_error), 'cycles' or "
+          "'message', the kernel 'fingerprint', the phases' times (construct_us, lower_us, "
+          "codegen_us, timing_us) and 'insns'.")
+      .def("__repr__", [](const NpuTask& t) {
+        return str("<autotune.Task ", t.tuning.key_text(), " on ", t.target.name, ", ",
+                   t.tuning.space.size(), " configs>");
+      });
 }
 
 }  // namespace tessera::python

@@ -12,9 +12,10 @@ A target is "c", "npu" (the built-in npu-v1) or an NPU description:
     t = tessera.npu.load_target("runtime/npu/targets/npu-32x32.json")
     f = tessera.build(s, args, target=t)
 
-The NPU operator library: tessera.npu_ops (dense, conv2d, depthwise_conv2d, max_pool2d, add; each
-takes target=), its layouts: tessera.npu_layout (taking the target); the MAC-array intrinsic for
-tensorize: tessera.npu_gemm_intrin(target).
+The NPU operator library: tessera.npu_ops (dense, conv2d, conv2d_im2col, depthwise_conv2d,
+max_pool2d, add; each takes target= and knob overrides), built from the tunable templates of
+tessera.autotune (tasks, config spaces, configs, measurement); its layouts: tessera.npu_layout
+(taking the target); the MAC-array intrinsic for tensorize: tessera.npu_gemm_intrin(target).
 """
 import os as _os
 
@@ -26,12 +27,13 @@ __path__.append(_os.path.join(
 
 from . import _tessera  # noqa: E402
 from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerError, TargetError,
-                       KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
+                       KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError,
+                       ConfigError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
-from ._tessera import npu_ops, npu_gemm_intrin, TensorIntrin
-from . import te, nd, npu, npu_layout
+from ._tessera import npu_gemm_intrin, TensorIntrin
+from . import te, nd, npu, npu_layout, autotune, npu_ops
 
-__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
+__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
            "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
-           "RuntimeError", "InternalError"]
+           "RuntimeError", "InternalError", "ConfigError"]

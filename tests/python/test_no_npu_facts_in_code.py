@@ -42,6 +42,10 @@ ALLOWED_LINES = {
     ("codegen/c/codegen_c.h", "16 * 1024"): "the C backend's stack-allocation limit",
     ("compiler/arith/const_bounds.cpp", "kBudget = 256"): "a simplifier step budget",
     ("compiler/arith/rewrite.h", "% 16"): "an example of a rewrite rule",
+    ("autotune/knob.cpp", "join_limited(o, 16)"): "how many loop names an error message lists",
+    ("autotune/knob.cpp", "join_limited(elements, 16)"): "how many loop names an error message lists",
+    ("autotune/log_record.h", "16 lower-case hex digits"): "the width of a 64-bit hash in hex",
+    ("autotune/tune.h", "int64_t trials = 256;"): "the tuner's default trial budget",
 }
 
 

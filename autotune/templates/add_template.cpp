@@ -30,6 +30,20 @@ double model_cycles(const npu::Target& t, int64_t C, int64_t H, int64_t W, bool 
   return c.cycles(p.db_input);
 }
 
+// The knobs, in the space's order (add_space). `with_order`: also the tile-loop order (the
+// footprint does not depend on it; the validity check skips it).
+NpuAddParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
+  KnobReader r(space, c, {"tile_cb", "tile_h", "tile_w", "order", "db_input", "db_output"});
+  NpuAddParams p;
+  p.tile_cb = r.split(0);
+  p.tile_h = r.split(1);
+  p.tile_w = r.split(2);
+  if (with_order) p.order = r.order(3);
+  p.db_input = r.flag(4);
+  p.db_output = r.flag(5);
+  return p;
+}
+
 }  // namespace
 
 ConfigSpace add_space(const npu::Target& target, int64_t C, int64_t H, int64_t W) {
@@ -42,27 +56,20 @@ ConfigSpace add_space(const npu::Target& target, int64_t C, int64_t H, int64_t W
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_output"));
   s.set_validity_check([target, C, H, W](const ConfigSpace& space, const Config& c) {
-    return add_footprint(target, C, H, W, add_params(space, c)).fits(target);
+    return add_footprint(target, C, H, W, read_params(space, c, false)).fits(target);
   });
   return s;
 }
 
 NpuAddParams add_params(const ConfigSpace& space, const Config& c) {
-  NpuAddParams p;
-  p.tile_cb = space.split(c, "tile_cb");
-  p.tile_h = space.split(c, "tile_h");
-  p.tile_w = space.split(c, "tile_w");
-  p.order = space.permutation(c, "order");
-  p.db_input = space.flag(c, "db_input");
-  p.db_output = space.flag(c, "db_output");
-  return p;
+  return read_params(space, c, true);
 }
 
 Config add_config(const ConfigSpace& space, const NpuAddParams& p) {
   return space.from_json({{"tile_cb", p.tile_cb},
                           {"tile_h", p.tile_h},
                           {"tile_w", p.tile_w},
-                          {"order", p.order},
+                          {"order", tile_order(p.order, {"cb", "h", "w"})},
                           {"db_input", p.db_input},
                           {"db_output", p.db_output}});
 }

@@ -15,7 +15,7 @@ using autotune::Knob;
 
 namespace {
 
-const char* const kFolds[] = {"rows", "channels"};
+const char* const kFolds[] = {"rows", "channels", "pixels"};
 const char* const kLoads[] = {"window", "strided_rows", "strided"};
 
 std::vector<std::string> input_loads(const Conv2dShape& sh) {
@@ -44,6 +44,8 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   double steps = outputs * double(CB) * taps;
   if (p.fold == ConvFold::kRows) {
     m.gemms(spatial * double(KB * CB) * taps, steps);
+  } else if (p.fold == ConvFold::kPixels) {
+    m.gemms(tiles * double(CB) * taps, steps);
   } else {
     double ext[] = {double(kb), double(sh.R), double(sh.S), double(oh), double(cb), double(ow)};
     std::sort(std::begin(ext), std::end(ext));
@@ -80,8 +82,36 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   m.loads(w_loads, w_bytes, cb < CB ? double(kb) : 1.0);
   const double out_bytes = double(kb * oh * ow) * B;
   m.stores(tiles, out_bytes, double(kb * oh));
-  m.pipeline(m.dma(double(cb) * in_rows * in_cols * B, in_ddr_rows) + m.dma(out_bytes, kb * oh));
+  // Nothing overlaps the first input and weight tiles (every DMA of them) and the last store.
+  m.pipeline(in_dmas * m.dma(double(cb) * in_rows * in_cols * B / in_dmas, in_ddr_rows / in_dmas) +
+             m.dma(w_bytes, 1.0) + m.dma(out_bytes, double(kb * oh)));
   return m.cycles(p.db_input && p.db_weights);
+}
+
+// The knobs, in the space's order (conv2d_space). `with_order`: also the tile-loop order (the
+// footprint does not depend on it; the validity check skips it).
+NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
+  KnobReader r(space, c,
+               {"tile_kb", "tile_oh", "tile_ow", "tile_cb", "order", "fold", "input_load",
+                "db_input", "db_weights", "db_output"});
+  NpuConv2dParams p;
+  p.tile_kb = r.split(0);
+  p.tile_oh = r.split(1);
+  p.tile_ow = r.split(2);
+  p.tile_cb = r.split(3);
+  if (with_order) p.order = r.order(4);
+  const std::string& fold = r.choice(5);
+  p.fold = fold == kFolds[2]   ? ConvFold::kPixels
+           : fold == kFolds[1] ? ConvFold::kChannels
+                               : ConvFold::kRows;
+  const std::string& load = r.choice(6);
+  p.input_load = load == kLoads[2]   ? InputLoad::kStrided
+                 : load == kLoads[1] ? InputLoad::kStridedRows
+                                     : InputLoad::kWindow;
+  p.db_input = r.flag(7);
+  p.db_weights = r.flag(8);
+  p.db_output = r.flag(9);
+  return p;
 }
 
 }  // namespace
@@ -94,33 +124,20 @@ ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
   s.add(Knob::split("tile_ow", sh.OW(), every_tile(sh.OW()), true));
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
   s.add(Knob::permutation("order", {"kb", "oh", "ow"}));
-  s.add(Knob::choice("fold", {kFolds[0], kFolds[1]}));
+  s.add(Knob::choice("fold", {kFolds[0], kFolds[1], kFolds[2]}));
   s.add(Knob::choice("input_load", input_loads(sh), /*ordered=*/true));
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
   s.set_validity_check([target, sh](const ConfigSpace& space, const Config& c) {
-    return conv2d_footprint(target, sh, conv2d_params(space, c)).fits(target);
+    NpuConv2dParams p = read_params(space, c, false);
+    return fold_applies(sh, p) && conv2d_footprint(target, sh, p).fits(target);
   });
   return s;
 }
 
 NpuConv2dParams conv2d_params(const ConfigSpace& space, const Config& c) {
-  NpuConv2dParams p;
-  p.tile_kb = space.split(c, "tile_kb");
-  p.tile_oh = space.split(c, "tile_oh");
-  p.tile_ow = space.split(c, "tile_ow");
-  p.tile_cb = space.split(c, "tile_cb");
-  p.order = space.permutation(c, "order");
-  p.fold = space.choice(c, "fold") == kFolds[1] ? ConvFold::kChannels : ConvFold::kRows;
-  const std::string& load = space.choice(c, "input_load");
-  p.input_load = load == kLoads[2]   ? InputLoad::kStrided
-                 : load == kLoads[1] ? InputLoad::kStridedRows
-                                     : InputLoad::kWindow;
-  p.db_input = space.flag(c, "db_input");
-  p.db_weights = space.flag(c, "db_weights");
-  p.db_output = space.flag(c, "db_output");
-  return p;
+  return read_params(space, c, true);
 }
 
 Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
@@ -128,7 +145,7 @@ Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
                       {"tile_oh", p.tile_oh},
                       {"tile_ow", p.tile_ow},
                       {"tile_cb", p.tile_cb},
-                      {"order", p.order},
+                      {"order", tile_order(p.order, {"kb", "oh", "ow"})},
                       {"fold", kFolds[static_cast<int>(p.fold)]},
                       {"input_load", kLoads[static_cast<int>(p.input_load)]},
                       {"db_input", p.db_input},
@@ -166,11 +183,12 @@ NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& s
             p.tile_ow = ow;
             if (!conv2d_footprint(t, sh, p).fits(t)) continue;
             for (const auto& order : orders) {
-              for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels}) {
+              for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels}) {
                 for (InputLoad load : loads) {
                   p.order = order;
                   p.fold = fold;
                   p.input_load = load;
+                  if (!fold_applies(sh, p)) continue;
                   double c = model_cycles(t, sh, p);
                   if (c < best_cost) {
                     best_cost = c;

@@ -48,6 +48,22 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
   return c.cycles(p.db_input && p.db_weights);
 }
 
+// The knobs, in the space's order (dense_space). `with_order`: also the tile-loop order (the
+// footprint does not depend on it; the validity check skips it).
+NpuDenseParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
+  KnobReader r(space, c,
+               {"tile_m", "tile_nb", "tile_kb", "order", "db_input", "db_weights", "db_output"});
+  NpuDenseParams p;
+  p.tile_m = r.split(0);
+  p.tile_nb = r.split(1);
+  p.tile_kb = r.split(2);
+  if (with_order) p.order = r.order(3);
+  p.db_input = r.flag(4);
+  p.db_weights = r.flag(5);
+  p.db_output = r.flag(6);
+  return p;
+}
+
 }  // namespace
 
 ConfigSpace dense_space(const npu::Target& target, int64_t M, int64_t K, int64_t N) {
@@ -62,28 +78,20 @@ ConfigSpace dense_space(const npu::Target& target, int64_t M, int64_t K, int64_t
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
   s.set_validity_check([target, M, K, N](const ConfigSpace& space, const Config& c) {
-    return dense_footprint(target, M, K, N, dense_params(space, c)).fits(target);
+    return dense_footprint(target, M, K, N, read_params(space, c, false)).fits(target);
   });
   return s;
 }
 
 NpuDenseParams dense_params(const ConfigSpace& space, const Config& c) {
-  NpuDenseParams p;
-  p.tile_m = space.split(c, "tile_m");
-  p.tile_nb = space.split(c, "tile_nb");
-  p.tile_kb = space.split(c, "tile_kb");
-  p.order = space.permutation(c, "order");
-  p.db_input = space.flag(c, "db_input");
-  p.db_weights = space.flag(c, "db_weights");
-  p.db_output = space.flag(c, "db_output");
-  return p;
+  return read_params(space, c, true);
 }
 
 Config dense_config(const ConfigSpace& space, const NpuDenseParams& p) {
   return space.from_json({{"tile_m", p.tile_m},
                           {"tile_nb", p.tile_nb},
                           {"tile_kb", p.tile_kb},
-                          {"order", p.order},
+                          {"order", tile_order(p.order, {"m", "nb"})},
                           {"db_input", p.db_input},
                           {"db_weights", p.db_weights},
                           {"db_output", p.db_output}});

@@ -38,6 +38,22 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh,
   return c.cycles(p.db_input && p.db_weights);
 }
 
+// The knobs, in the space's order (depthwise_conv2d_space). `with_order`: also the tile-loop order
+// (the footprint does not depend on it; the validity check skips it).
+NpuDepthwiseConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
+  KnobReader r(space, c,
+               {"tile_cb", "tile_oh", "tile_ow", "order", "db_input", "db_weights", "db_output"});
+  NpuDepthwiseConv2dParams p;
+  p.tile_cb = r.split(0);
+  p.tile_oh = r.split(1);
+  p.tile_ow = r.split(2);
+  if (with_order) p.order = r.order(3);
+  p.db_input = r.flag(4);
+  p.db_weights = r.flag(5);
+  p.db_output = r.flag(6);
+  return p;
+}
+
 }  // namespace
 
 ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
@@ -51,28 +67,20 @@ ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape&
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
   s.set_validity_check([target, sh](const ConfigSpace& space, const Config& c) {
-    return depthwise_conv2d_footprint(target, sh, depthwise_conv2d_params(space, c)).fits(target);
+    return depthwise_conv2d_footprint(target, sh, read_params(space, c, false)).fits(target);
   });
   return s;
 }
 
 NpuDepthwiseConv2dParams depthwise_conv2d_params(const ConfigSpace& space, const Config& c) {
-  NpuDepthwiseConv2dParams p;
-  p.tile_cb = space.split(c, "tile_cb");
-  p.tile_oh = space.split(c, "tile_oh");
-  p.tile_ow = space.split(c, "tile_ow");
-  p.order = space.permutation(c, "order");
-  p.db_input = space.flag(c, "db_input");
-  p.db_weights = space.flag(c, "db_weights");
-  p.db_output = space.flag(c, "db_output");
-  return p;
+  return read_params(space, c, true);
 }
 
 Config depthwise_conv2d_config(const ConfigSpace& space, const NpuDepthwiseConv2dParams& p) {
   return space.from_json({{"tile_cb", p.tile_cb},
                           {"tile_oh", p.tile_oh},
                           {"tile_ow", p.tile_ow},
-                          {"order", p.order},
+                          {"order", tile_order(p.order, {"cb", "oh", "ow"})},
                           {"db_input", p.db_input},
                           {"db_weights", p.db_weights},
                           {"db_output", p.db_output}});

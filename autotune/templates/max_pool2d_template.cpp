@@ -34,6 +34,20 @@ double model_cycles(const npu::Target& t, const Pool2dShape& sh, const NpuMaxPoo
   return c.cycles(p.db_input);
 }
 
+// The knobs, in the space's order (max_pool2d_space). `with_order`: also the tile-loop order (the
+// footprint does not depend on it; the validity check skips it).
+NpuMaxPool2dParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
+  KnobReader r(space, c, {"tile_cb", "tile_oh", "tile_ow", "order", "db_input", "db_output"});
+  NpuMaxPool2dParams p;
+  p.tile_cb = r.split(0);
+  p.tile_oh = r.split(1);
+  p.tile_ow = r.split(2);
+  if (with_order) p.order = r.order(3);
+  p.db_input = r.flag(4);
+  p.db_output = r.flag(5);
+  return p;
+}
+
 }  // namespace
 
 ConfigSpace max_pool2d_space(const npu::Target& target, const Pool2dShape& sh) {
@@ -46,27 +60,20 @@ ConfigSpace max_pool2d_space(const npu::Target& target, const Pool2dShape& sh) {
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_output"));
   s.set_validity_check([target, sh](const ConfigSpace& space, const Config& c) {
-    return max_pool2d_footprint(target, sh, max_pool2d_params(space, c)).fits(target);
+    return max_pool2d_footprint(target, sh, read_params(space, c, false)).fits(target);
   });
   return s;
 }
 
 NpuMaxPool2dParams max_pool2d_params(const ConfigSpace& space, const Config& c) {
-  NpuMaxPool2dParams p;
-  p.tile_cb = space.split(c, "tile_cb");
-  p.tile_oh = space.split(c, "tile_oh");
-  p.tile_ow = space.split(c, "tile_ow");
-  p.order = space.permutation(c, "order");
-  p.db_input = space.flag(c, "db_input");
-  p.db_output = space.flag(c, "db_output");
-  return p;
+  return read_params(space, c, true);
 }
 
 Config max_pool2d_config(const ConfigSpace& space, const NpuMaxPool2dParams& p) {
   return space.from_json({{"tile_cb", p.tile_cb},
                           {"tile_oh", p.tile_oh},
                           {"tile_ow", p.tile_ow},
-                          {"order", p.order},
+                          {"order", tile_order(p.order, {"cb", "oh", "ow"})},
                           {"db_input", p.db_input},
                           {"db_output", p.db_output}});
 }

@@ -18,7 +18,7 @@ namespace tessera {
 
 struct NpuAddParams {
   int64_t tile_cb = 1, tile_h = 1, tile_w = 1;
-  std::vector<std::string> order{"cb", "h", "w"};
+  std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   bool db_input = true, db_output = true;
 };
 

@@ -28,6 +28,12 @@ void check_conv_shape(const char* op, const Conv2dShape& sh) {
 bool conv_skips_rows(const Conv2dShape& sh) { return sh.pad == 0 && sh.R < sh.stride; }
 bool conv_skips_cols(const Conv2dShape& sh) { return sh.pad == 0 && sh.S < sh.stride; }
 
+bool fold_applies(const Conv2dShape& sh, const NpuConv2dParams& p) {
+  if (p.fold != ConvFold::kPixels) return true;
+  bool strided = p.input_load == InputLoad::kStrided && conv_skips_rows(sh) && conv_skips_cols(sh);
+  return sh.R == 1 && sh.S == 1 && p.tile_ow >= sh.OW() && (sh.stride == 1 || strided);
+}
+
 namespace {
 
 void check_params(const Conv2dShape& sh, const NpuConv2dParams& p) {
@@ -50,6 +56,13 @@ void check_params(const Conv2dShape& sh, const NpuConv2dParams& p) {
         str("npu_conv2d: input_load 'strided' needs a window narrower than the "
             "stride and no padding; this convolution (",
             sh.R, "x", sh.S, ", stride ", sh.stride, ", pad ", sh.pad, ") reads every column"));
+  }
+  if (!fold_applies(sh, p)) {
+    throw ScheduleError(str("npu_conv2d: fold 'pixels' needs a 1x1 window (this one is ", sh.R, "x",
+                            sh.S, "), tiles of whole output rows (tile_ow = ", p.tile_ow, " of ",
+                            sh.OW(),
+                            " columns) and an input tile of consecutive pixels (stride 1, or "
+                            "input_load 'strided')"));
   }
 }
 
@@ -180,10 +193,15 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   }
   if (p.fold == ConvFold::kChannels) {
     loops.insert(loops.end(), {ax[0], rr, rs, ax[1], rci, ax[2], ax[3], i});
+  } else if (p.fold == ConvFold::kPixels) {
+    loops.insert(loops.end(), {rci, rr, rs, ax[0], ax[1], ax[2], ax[3], i});
   } else {
     loops.insert(loops.end(), {ax[0], rci, rr, rs, ax[1], ax[2], ax[3], i});
   }
   a.reorder(loops);
+  // One loop over the tile's pixels (rows of whole width): the GEMM folds it with the channel
+  // blocks, every accumulator row new in each step.
+  if (p.fold == ConvFold::kPixels) a.fuse(ax[1], ax[2]);
   a.tensorize(ax[3], npu_gemm_intrin(target));
   if (p.db_input) sch[in.P].double_buffer();
   if (p.db_weights) sch[ws].double_buffer();

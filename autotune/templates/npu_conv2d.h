@@ -13,8 +13,11 @@
 //     the accumulation. Otherwise the weights are loaded at the output-channel tile loop and the
 //     input at the inner of the two spatial tile loops, so the order decides which one stays
 //     resident while the other streams (weights resident: kb outermost);
-//   * fold: which two loops one GEMM instruction covers: the tile's rows x columns ("rows"), or its
-//     input channel blocks x columns ("channels": better when a tile has few rows and columns);
+//   * fold: which two loops one GEMM instruction covers: the tile's rows x columns ("rows"), its
+//     input channel blocks x columns ("channels": better when a tile has few rows and columns), or
+//     its output channel blocks x pixels ("pixels": rows and columns fused into one loop, for 1x1
+//     windows whose input tile is contiguous — stride 1, or a strided input load — with tiles of
+//     whole rows; fold_applies says when);
 //   * input_load: a strided convolution whose window is smaller than its stride (1x1 stride 2)
 //     reads only some rows and columns; "strided_rows" loads only the rows it reads, "strided" only
 //     the rows and the columns (more DMAs, each one pixel per row, less traffic). No padding then.
@@ -35,12 +38,12 @@ struct Conv2dShape {
   int64_t macs() const { return K * OH() * OW() * C * R * S; }
 };
 
-enum class ConvFold : uint8_t { kRows, kChannels };
+enum class ConvFold : uint8_t { kRows, kChannels, kPixels };
 enum class InputLoad : uint8_t { kWindow, kStridedRows, kStrided };
 
 struct NpuConv2dParams {
   int64_t tile_kb = 1, tile_oh = 1, tile_ow = 1, tile_cb = 1;
-  std::vector<std::string> order{"kb", "oh", "ow"};  // the output tile loops, outermost first
+  std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   ConvFold fold = ConvFold::kRows;
   InputLoad input_load = InputLoad::kWindow;
   bool db_input = true, db_weights = true, db_output = true;
@@ -54,8 +57,13 @@ void check_conv_shape(const char* op, const Conv2dShape& shape);
 bool conv_skips_rows(const Conv2dShape& sh);
 bool conv_skips_cols(const Conv2dShape& sh);
 
+// Whether fold "pixels" can fold for these parameters (the others always can): a 1x1 window, tiles
+// of whole output rows, and an input tile whose pixels are consecutive rows (stride 1, or both
+// rows and columns loaded strided).
+bool fold_applies(const Conv2dShape& shape, const NpuConv2dParams& p);
+
 // ScheduleError naming the parameter for tiles < 1, an order that is not a permutation of
-// kb, oh, ow, or a strided input load the shape does not allow.
+// kb, oh, ow, a strided input load the shape does not allow, or a fold that does not apply.
 NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
                  const NpuConv2dParams& p);
 // With default_conv2d_params.

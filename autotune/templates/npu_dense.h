@@ -19,7 +19,7 @@ namespace tessera {
 
 struct NpuDenseParams {
   int64_t tile_m = 1, tile_nb = 1, tile_kb = 1;
-  std::vector<std::string> order{"m", "nb"};  // the output tile loops, outermost first
+  std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   bool db_input = true, db_weights = true, db_output = true;
 };
 

@@ -26,7 +26,7 @@ namespace tessera {
 
 struct NpuDepthwiseConv2dParams {
   int64_t tile_cb = 1, tile_oh = 1, tile_ow = 1;
-  std::vector<std::string> order{"cb", "oh", "ow"};
+  std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   bool db_input = true, db_weights = true, db_output = true;
 };
 

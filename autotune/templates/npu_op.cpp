@@ -48,8 +48,14 @@ IterVar OutputTiles::inner_of(const std::vector<std::string>& names) const {
   return outer(order_[last]);
 }
 
+std::vector<std::string> tile_order(const std::vector<std::string>& order,
+                                    const std::vector<std::string>& names) {
+  return order.empty() ? names : order;
+}
+
 void check_tile_order(const char* op, const std::vector<std::string>& order,
                       const std::vector<std::string>& names) {
+  if (order.empty()) return;
   std::vector<std::string> a = order, b = names;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
@@ -72,7 +78,7 @@ OutputTiles tile_output(Stage y, const std::vector<std::string>& names,
     outer.push_back(o);
     inner.push_back(i);
   }
-  OutputTiles t(names, outer, inner, order);
+  OutputTiles t(names, outer, inner, order.empty() ? names : order);
   std::vector<IterVar> loops;
   for (const std::string& n : order) loops.push_back(t.outer(n));
   loops.insert(loops.end(), inner.begin(), inner.end());

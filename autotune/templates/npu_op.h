@@ -50,7 +50,8 @@ Tensor zero_padded(const Tensor& X, int64_t pad);
 
 // The tile loops of an output stage: its first axes (named `names`, in axis order) split by
 // `factors` (tails allowed: lowering guards them); the outer loops in `order` (a permutation of
-// `names`, outermost first), then the inner loops in axis order, then the stage's other axes.
+// `names`, outermost first; empty: axis order), then the inner loops in axis order, then the
+// stage's other axes.
 class OutputTiles {
  public:
   OutputTiles(std::vector<std::string> names, std::vector<IterVar> outer,
@@ -76,7 +77,11 @@ class OutputTiles {
 OutputTiles tile_output(Stage y, const std::vector<std::string>& names,
                         const std::vector<int64_t>& factors, const std::vector<std::string>& order);
 
-// ScheduleError naming `op` unless `order` is a permutation of `names`.
+// `order`, or `names` (axis order) when it is empty.
+std::vector<std::string> tile_order(const std::vector<std::string>& order,
+                                    const std::vector<std::string>& names);
+
+// ScheduleError naming `op` unless `order` is empty or a permutation of `names`.
 void check_tile_order(const char* op, const std::vector<std::string>& order,
                       const std::vector<std::string>& names);
 

@@ -39,4 +39,10 @@ OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config) {
   return task.tmpl->footprint(task.args, task.tuning.space, config, task.target);
 }
 
+uint64_t count_valid_configs(const autotune::ConfigSpace& space) {
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < space.size(); ++i) n += space.is_valid(space.at(i));
+  return n;
+}
+
 }  // namespace tessera

@@ -37,4 +37,8 @@ autotune::Config default_config(const NpuTask& task);
 NpuOp build_npu_op(const NpuTask& task, const autotune::Config& config);
 OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config);
 
+// The configs of the space that pass its validity check, counted by visiting every index (for
+// reports; linear in the space's size).
+uint64_t count_valid_configs(const autotune::ConfigSpace& space);
+
 }  // namespace tessera

@@ -79,6 +79,21 @@ nlohmann::json ArgReader::finish() const {
   return out_;
 }
 
+KnobReader::KnobReader(const autotune::ConfigSpace& space, const autotune::Config& config,
+                       std::initializer_list<const char*> names)
+    : knobs_(space.knobs()), values_(config.values) {
+  bool same = knobs_.size() == names.size();
+  size_t i = 0;
+  for (const char* n : names) same = same && knobs_[i++].name() == n;
+  if (!same) {
+    std::string want;
+    for (const char* n : names) want += (want.empty() ? "" : ", ") + std::string(n);
+    throw autotune::ConfigError(
+        str("the config space is not this template's: its knobs are not ", want));
+  }
+  if (!space.in_domain(config)) space.index_of(config);  // ConfigError naming the knob
+}
+
 Requant read_requant(ArgReader& r) {
   Requant q;
   q.multiplier = r.integer("multiplier");

@@ -83,6 +83,24 @@ class ArgReader {
   nlohmann::json out_ = nlohmann::json::object();
 };
 
+// Reads a config of a template's own space by knob position: the template lists its knob names in
+// the order its space has them, checked once (a ConfigError for another space or a config outside
+// it), and then reads values without looking names up (the validity check runs for every
+// candidate of a search).
+class KnobReader {
+ public:
+  KnobReader(const autotune::ConfigSpace& space, const autotune::Config& config,
+             std::initializer_list<const char*> names);
+  int64_t split(size_t knob) const { return knobs_[knob].factor(values_[knob]); }
+  const std::string& choice(size_t knob) const { return knobs_[knob].alternative(values_[knob]); }
+  std::vector<std::string> order(size_t knob) const { return knobs_[knob].order(values_[knob]); }
+  bool flag(size_t knob) const { return values_[knob] == 1; }
+
+ private:
+  const std::vector<autotune::Knob>& knobs_;
+  const std::vector<uint32_t>& values_;
+};
+
 // The requantize arguments every compute template takes: multiplier, shift, zero_point (default
 // 0), relu (default false).
 Requant read_requant(ArgReader& r);

@@ -58,31 +58,44 @@ struct LoopBound {
   Expr bound;
 };
 
+// The scale c when `atom` is v itself (1) or v / c with a constant c > 0; nullopt otherwise.
+std::optional<int64_t> scale_of(const Expr& atom, const Var& v) {
+  if (atom.same_as(v)) return 1;
+  const auto* d = atom.as<BinaryNode>();
+  if (!d || d->kind != ExprKind::kDiv || !d->a.same_as(v)) return std::nullopt;
+  const int64_t* c = as_const_int(d->b);
+  if (!c || *c <= 0) return std::nullopt;
+  return *c;
+}
+
 std::optional<LoopBound> bound_on(const Expr& cond, const Var& v) {
   std::optional<Expr> f = as_nonnegative(cond);
   if (!f || f->dtype() != v.dtype()) return std::nullopt;
   LinearForm lf = linear_form(simplify(*f));
-  int64_t k = 0;
+  int64_t k = 0, scale = 0;
   std::vector<LinearTerm> rest;
   for (const LinearTerm& t : lf.terms) {
-    if (t.atom.same_as(v)) {
-      k = t.coef;
-    } else if (uses_var(t.atom, v)) {
-      return std::nullopt;  // v inside another atom (v / 4, min(v, ..)): not a plain bound
-    } else {
+    if (!uses_var(t.atom, v)) {
       rest.push_back(t);
+      continue;
     }
+    std::optional<int64_t> c = scale_of(t.atom, v);
+    if (!c || k != 0) return std::nullopt;  // v inside another atom, or in two terms
+    k = t.coef;
+    scale = *c;
   }
   if (k == 0) return std::nullopt;
   LinearForm gf = lf;
   gf.terms = rest;
-  Expr g = linear_form_to_expr(gf);  // k*v + g >= 0
+  Expr g = linear_form_to_expr(gf);  // k*a + g >= 0, a = v / scale (floor division)
   DType t = v.dtype();
-  if (k > 0) {  // v >= ceil(-g / k) = floor((k - 1 - g) / k)
-    return LoopBound{true, simplify((make_int(k - 1, t) - g) / make_int(k, t))};
+  if (k > 0) {  // a >= ceil(-g / k) = floor((k - 1 - g) / k), so v >= that * scale
+    Expr a = (make_int(k - 1, t) - g) / make_int(k, t);
+    return LoopBound{true, simplify(a * make_int(scale, t))};
   }
-  // v <= floor(g / -k), i.e. v < floor(g / -k) + 1
-  return LoopBound{false, simplify(g / make_int(-k, t) + make_int(1, t))};
+  // a <= floor(g / -k), i.e. a < floor(g / -k) + 1, so v < (floor(g / -k) + 1) * scale
+  Expr a = g / make_int(-k, t) + make_int(1, t);
+  return LoopBound{false, simplify(a * make_int(scale, t))};
 }
 
 class Tightener : public IRMutator {

@@ -11,8 +11,9 @@
 // costing what its size says.
 //
 // Rules: the loop's body must be an `if` without else. Each conjunct of its condition that is a
-// comparison (<, <=, >, >=) affine in the loop variable, with the variable only in a plain term
-// k*v (k != 0), becomes a bound: v >= ceil(-g/k) or v <= floor(g/-k) for k*v + g >= 0. Conjuncts
+// comparison (<, <=, >, >=) affine in the loop variable, with the variable in one term k*v or
+// k*(v / c) (c > 0: a fused loop's outer index), becomes a bound: for k*a + g >= 0, a >= ceil(-g/k)
+// or a <= floor(g/-k), and v's range follows (a = v / c: v >= lo*c, v < (hi+1)*c). Conjuncts
 // that do not use the variable move outside the loop (they are the same in every iteration); any
 // other conjunct stays as the guard inside. The new range is [max(min, lo), min(min + extent, hi)),
 // its extent clamped at 0; loops whose bounds become non-constant get constant ones once the

@@ -148,6 +148,13 @@ void bind_autotune(py::module_& m) {
           "knobs", [](const NpuTask& t) { return to_python(t.tuning.space.describe()["knobs"]); },
           "Each knob: {'name', 'kind', 'domain'} (and 'extent' for splits).")
       .def(
+          "count_valid",
+          [](const NpuTask& t) {
+            py::gil_scoped_release release;
+            return count_valid_configs(t.tuning.space);
+          },
+          "How many configs of the space pass the validity check (visits every index).")
+      .def(
           "config",
           [](const TaskPtr& t, uint64_t index) {
             return PyConfig{t, t->tuning.space.at(index)};

@@ -2,10 +2,12 @@
 targets, a seeded sample of configs is drawn from the template's space; every config must
 round-trip index -> config -> JSON -> config -> index, and either build and run bit-exact on the
 functional simulator against the numpy references of test_npu_ops (independent of the library),
-or be rejected with a classified error before simulation (ScheduleError: an invalid config;
-LowerError naming the overflow: the config does not fit on chip). Never anything else. The cheap
-validity check (the footprint computed from the knobs) must agree with the allocator's verdict on
-at least 99 % of the sample; the disagreements are printed (pytest -s).
+or be rejected with a classified error before simulation (ScheduleError: an invalid config, such
+as a fold that does not apply to the shape; LowerError naming the overflow: the config does not
+fit on chip). Never anything else. The cheap validity check (the footprint computed from the
+knobs, and the knob combinations the template cannot build) must agree with the verdict of the
+schedule and the allocator on at least 99 % of the sample; the disagreements are printed
+(pytest -s).
 
 Targets: npu-v1, and npu-tiny (npu-v1 with 8 KiB of SRAM and 2 KiB of accumulator) on which most
 configs overflow, so that both verdicts are exercised.
@@ -148,6 +150,8 @@ def test_sampled_configs_round_trip_and_build_bit_exact_or_are_rejected(template
         except tessera.ScheduleError as e:
             counts["invalid_config"] += 1
             assert "npu_" in str(e) or "stage" in str(e), e
+            if check:
+                disagree.append((text, "the check passes it, the schedule rejects it", str(e)))
             continue
         except tessera.LowerError as e:
             assert "overflow" in str(e) and "available" in str(e), f"{text}: {e}"

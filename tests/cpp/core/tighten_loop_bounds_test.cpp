@@ -78,11 +78,28 @@ TEST(TightenLoopBounds, ConditionsWithoutTheVariableMoveOutsideTheLoop) {
 }
 
 TEST(TightenLoopBounds, ConditionsThatAreNotPlainBoundsStayInside) {
-  // v / 2 < n and v * v < 10 are not affine in a plain term of v: they stay as the guard.
+  // v % 4 < n and v * v < 10 are not affine in v or v / c: they stay as the guard.
   Var v("v"), n("n");
-  Stmt guarded = make_if(make_binary(ExprKind::kAnd, v / 2 < n, v * v < 10), store(v));
+  Stmt guarded = make_if(make_binary(ExprKind::kAnd, v % 4 < n, v * v < 10), store(v));
   Stmt s = tighten_loop_bounds(make_for(v, 0, 16, ForKind::kSerial, guarded));
   EXPECT_EQ(to_string(s), to_string(make_for(v, 0, 16, ForKind::kSerial, guarded)));
+}
+
+TEST(TightenLoopBounds, AGuardOnTheRowsOfAFusedLoopBoundsTheFusedLoop) {
+  // A fused loop over 5 rows of 14 pixels whose rows tail at 14: oh.outer*5 + f / 14 < 14, and
+  // 2*(f / 14) >= p from below.
+  Var mo("mo"), f("f");
+  Stmt s = tighten_loop_bounds(
+      make_for(f, 0, 70, ForKind::kSerial, make_if(mo * 5 + f / 14 < 14, store(f))));
+  const auto* l = s.as<ForNode>();
+  ASSERT_TRUE(l && l->body.as<BufferStoreNode>()) << to_string(s);
+  EXPECT_EQ(range_at(l, mo, 0), (std::pair<int64_t, int64_t>{0, 70}));
+  EXPECT_EQ(range_at(l, mo, 2), (std::pair<int64_t, int64_t>{0, 56}));  // rows 10..13: 4 rows
+  Var p("p");
+  Stmt low = tighten_loop_bounds(
+      make_for(f, 0, 70, ForKind::kSerial, make_if((f / 14) * 2 >= p, store(f))));
+  ASSERT_TRUE(low.as<ForNode>()) << to_string(low);
+  EXPECT_EQ(range_at(low.as<ForNode>(), p, 3), (std::pair<int64_t, int64_t>{28, 70}));  // rows 2..
 }
 
 TEST(TightenLoopBounds, IfWithElseAndLoopsWithMoreThanTheGuardAreLeftAlone) {

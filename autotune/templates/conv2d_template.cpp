@@ -17,6 +17,7 @@ namespace {
 
 const char* const kFolds[] = {"rows", "channels", "pixels"};
 const char* const kLoads[] = {"window", "strided_rows", "strided"};
+const char* const kWeightsAt[] = {"tile", "tap_row"};
 
 std::vector<std::string> input_loads(const Conv2dShape& sh) {
   std::vector<std::string> out{kLoads[0]};
@@ -39,17 +40,19 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const double outputs = double(KB * OH * OW);  // accumulator rows over the whole layer
   CostModel m(t);
   // GEMMs: MAC-array steps, and the instructions' fixed costs. Rows: one per (k, c, tap) and tile;
-  // channels: the two largest loops of the tile fold, and the accumulator starts with a vector
-  // pass instead of a reset step.
+  // channels: the two largest of the loops that nest the GEMM perfectly fold (inside the weights'
+  // load when it is per row of taps), and the accumulator starts with a vector pass instead of a
+  // reset step.
   double steps = outputs * double(CB) * taps;
   if (p.fold == ConvFold::kRows) {
     m.gemms(spatial * double(KB * CB) * taps, steps);
   } else if (p.fold == ConvFold::kPixels) {
     m.gemms(tiles * double(CB) * taps, steps);
   } else {
-    double ext[] = {double(kb), double(sh.R), double(sh.S), double(oh), double(cb), double(ow)};
-    std::sort(std::begin(ext), std::end(ext));
-    m.gemms(steps / (ext[5] * ext[4]), steps);
+    std::vector<double> ext = {double(sh.S), double(oh), double(cb), double(ow)};
+    if (p.weights_at == WeightsAt::kTile) ext.insert(ext.end(), {double(kb), double(sh.R)});
+    std::sort(ext.begin(), ext.end());
+    m.gemms(steps / (ext.back() * ext[ext.size() - 2]), steps);
     m.vectors(tiles * double(kb), outputs);
   }
   m.vectors(tiles * double(kb), outputs);  // requantize
@@ -78,7 +81,13 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const double in_dmas = cols ? double(cb * oh) : (sh.pad > 0 ? double(cb) : 1.0);
   const double in_ddr_rows = double(cb) * (cols ? double(oh * ow) : in_rows);
   m.loads(in_loads * in_dmas, double(cb) * in_rows * in_cols * B / in_dmas, in_ddr_rows / in_dmas);
-  const double w_bytes = double(kb * cb) * taps * B * B;
+  double w_bytes = double(kb * cb) * taps * B * B;
+  if (p.weights_at == WeightsAt::kTapRow) {
+    // One row of taps per load: per output block (rows, channels) or per input block (pixels).
+    const bool pixels = p.fold == ConvFold::kPixels;
+    w_loads = tiles * ncb * double(sh.R) * (pixels ? double(cb) : double(kb));
+    w_bytes = double(pixels ? kb : cb) * double(sh.S) * B * B;
+  }
   m.loads(w_loads, w_bytes, cb < CB ? double(kb) : 1.0);
   const double out_bytes = double(kb * oh * ow) * B;
   m.stores(tiles, out_bytes, double(kb * oh));
@@ -93,7 +102,7 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
 NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
   KnobReader r(space, c,
                {"tile_kb", "tile_oh", "tile_ow", "tile_cb", "order", "fold", "input_load",
-                "db_input", "db_weights", "db_output"});
+                "weights_at", "db_input", "db_weights", "db_output"});
   NpuConv2dParams p;
   p.tile_kb = r.split(0);
   p.tile_oh = r.split(1);
@@ -108,9 +117,10 @@ NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with
   p.input_load = load == kLoads[2]   ? InputLoad::kStrided
                  : load == kLoads[1] ? InputLoad::kStridedRows
                                      : InputLoad::kWindow;
-  p.db_input = r.flag(7);
-  p.db_weights = r.flag(8);
-  p.db_output = r.flag(9);
+  p.weights_at = r.choice(7) == kWeightsAt[1] ? WeightsAt::kTapRow : WeightsAt::kTile;
+  p.db_input = r.flag(8);
+  p.db_weights = r.flag(9);
+  p.db_output = r.flag(10);
   return p;
 }
 
@@ -126,6 +136,7 @@ ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
   s.add(Knob::permutation("order", {"kb", "oh", "ow"}));
   s.add(Knob::choice("fold", {kFolds[0], kFolds[1], kFolds[2]}));
   s.add(Knob::choice("input_load", input_loads(sh), /*ordered=*/true));
+  s.add(Knob::choice("weights_at", {kWeightsAt[0], kWeightsAt[1]}));
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
@@ -148,6 +159,7 @@ Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
                       {"order", tile_order(p.order, {"kb", "oh", "ow"})},
                       {"fold", kFolds[static_cast<int>(p.fold)]},
                       {"input_load", kLoads[static_cast<int>(p.input_load)]},
+                      {"weights_at", kWeightsAt[static_cast<int>(p.weights_at)]},
                       {"db_input", p.db_input},
                       {"db_weights", p.db_weights},
                       {"db_output", p.db_output}};
@@ -155,9 +167,9 @@ Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
 }
 
 // The model (model_cycles) over the tile sizes worth trying (balanced_tiles), both placements of
-// the output-channel loop (weights resident: kb outermost; inputs resident: kb innermost), both
-// folds and every input load, all stages double-buffered; if nothing fits that way, the output,
-// then the weights, then the input tile give up their second buffer.
+// the output-channel loop (weights resident: kb outermost; inputs resident: kb innermost), every
+// fold, input load and weights placement, all stages double-buffered; if nothing fits that way, the
+// output, then the weights, then the input tile give up their second buffer.
 NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& sh) {
   const int64_t CB = ceil_div(sh.C, t.block()), KB = ceil_div(sh.K, t.block());
   const std::vector<std::vector<std::string>> orders = {{"kb", "oh", "ow"}, {"oh", "ow", "kb"}};
@@ -181,18 +193,20 @@ NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& s
             p.tile_cb = cb;
             p.tile_oh = oh;
             p.tile_ow = ow;
-            if (!conv2d_footprint(t, sh, p).fits(t)) continue;
             for (const auto& order : orders) {
               for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels}) {
                 for (InputLoad load : loads) {
-                  p.order = order;
-                  p.fold = fold;
-                  p.input_load = load;
-                  if (!fold_applies(sh, p)) continue;
-                  double c = model_cycles(t, sh, p);
-                  if (c < best_cost) {
-                    best_cost = c;
-                    best = p;
+                  for (WeightsAt w : {WeightsAt::kTile, WeightsAt::kTapRow}) {
+                    p.order = order;
+                    p.fold = fold;
+                    p.input_load = load;
+                    p.weights_at = w;
+                    if (!fold_applies(sh, p) || !conv2d_footprint(t, sh, p).fits(t)) continue;
+                    double c = model_cycles(t, sh, p);
+                    if (c < best_cost) {
+                      best_cost = c;
+                      best = p;
+                    }
                   }
                 }
               }

@@ -15,6 +15,8 @@ using autotune::Knob;
 
 namespace {
 
+const char* const kFolds[] = {"kb", "nb"};
+
 double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
                     const NpuDenseParams& p) {
   const double B = double(t.block());
@@ -25,13 +27,18 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
                nkb = double(ceil_div(KB, kb));
   const double tiles = nm * nnb, outputs = double(M * NB);
   CostModel c(t);
-  // Accumulating GEMMs fold the two largest of the tile's loops (nb, kb, m); the accumulator
-  // starts with a vector pass; one requantize pass.
-  double ext[] = {double(nb), double(kb), double(m)};
-  std::sort(std::begin(ext), std::end(ext));
+  // fold kb: accumulating GEMMs fold the two largest of the tile's loops (nb, kb, m), after a
+  // vector pass over the tile; fold nb: GEMMs over blocks x rows per K step, the first a reset.
+  // Then one requantize pass.
   double steps = outputs * double(KB);
-  c.gemms(steps / (ext[2] * ext[1]), steps);
-  c.vectors(tiles, outputs);
+  if (p.fold == DenseFold::kSteps) {
+    double ext[] = {double(nb), double(kb), double(m)};
+    std::sort(std::begin(ext), std::end(ext));
+    c.gemms(steps / (ext[2] * ext[1]), steps);
+    c.vectors(tiles, outputs);
+  } else {
+    c.gemms(tiles * double(KB), steps);
+  }
   c.vectors(tiles, outputs);
   const bool m_first = p.order.front() == "m";
   double x_loads, w_loads;
@@ -51,16 +58,18 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
 // The knobs, in the space's order (dense_space). `with_order`: also the tile-loop order (the
 // footprint does not depend on it; the validity check skips it).
 NpuDenseParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
-  KnobReader r(space, c,
-               {"tile_m", "tile_nb", "tile_kb", "order", "db_input", "db_weights", "db_output"});
+  KnobReader r(
+      space, c,
+      {"tile_m", "tile_nb", "tile_kb", "order", "fold", "db_input", "db_weights", "db_output"});
   NpuDenseParams p;
   p.tile_m = r.split(0);
   p.tile_nb = r.split(1);
   p.tile_kb = r.split(2);
   if (with_order) p.order = r.order(3);
-  p.db_input = r.flag(4);
-  p.db_weights = r.flag(5);
-  p.db_output = r.flag(6);
+  p.fold = r.choice(4) == kFolds[1] ? DenseFold::kBlocks : DenseFold::kSteps;
+  p.db_input = r.flag(5);
+  p.db_weights = r.flag(6);
+  p.db_output = r.flag(7);
   return p;
 }
 
@@ -74,6 +83,7 @@ ConfigSpace dense_space(const npu::Target& target, int64_t M, int64_t K, int64_t
   s.add(Knob::split("tile_nb", NB, every_tile(NB), true));
   s.add(Knob::split("tile_kb", KB, every_tile(KB), true));
   s.add(Knob::permutation("order", {"m", "nb"}));
+  s.add(Knob::choice("fold", {kFolds[0], kFolds[1]}));
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
@@ -92,6 +102,7 @@ Config dense_config(const ConfigSpace& space, const NpuDenseParams& p) {
                           {"tile_nb", p.tile_nb},
                           {"tile_kb", p.tile_kb},
                           {"order", tile_order(p.order, {"m", "nb"})},
+                          {"fold", kFolds[static_cast<int>(p.fold)]},
                           {"db_input", p.db_input},
                           {"db_weights", p.db_weights},
                           {"db_output", p.db_output}});
@@ -119,12 +130,15 @@ NpuDenseParams default_dense_params(const npu::Target& t, int64_t M, int64_t K, 
           p.tile_kb = kb;
           if (!dense_footprint(t, M, K, N, p).fits(t)) continue;
           for (const char* first : {"m", "nb"}) {
-            p.order = first == std::string("m") ? std::vector<std::string>{"m", "nb"}
-                                                : std::vector<std::string>{"nb", "m"};
-            double c = model_cycles(t, M, K, N, p);
-            if (c < best_cost) {
-              best_cost = c;
-              best = p;
+            for (DenseFold fold : {DenseFold::kSteps, DenseFold::kBlocks}) {
+              p.order = first == std::string("m") ? std::vector<std::string>{"m", "nb"}
+                                                  : std::vector<std::string>{"nb", "m"};
+              p.fold = fold;
+              double c = model_cycles(t, M, K, N, p);
+              if (c < best_cost) {
+                best_cost = c;
+                best = p;
+              }
             }
           }
         }

@@ -186,9 +186,9 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
     rci = inner;
     loops.push_back(rco);
     sch[in.P].compute_at(a, rco);
-    sch[ws].compute_at(a, rco);
+    if (p.weights_at == WeightsAt::kTile) sch[ws].compute_at(a, rco);
   } else {
-    sch[ws].compute_at(sch[Y], t.outer("kb"));
+    if (p.weights_at == WeightsAt::kTile) sch[ws].compute_at(sch[Y], t.outer("kb"));
     sch[in.P].compute_at(sch[Y], t.inner_of({"oh", "ow"}));
   }
   if (p.fold == ConvFold::kChannels) {
@@ -196,9 +196,12 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   } else if (p.fold == ConvFold::kPixels) {
     loops.insert(loops.end(), {rci, rr, rs, ax[0], ax[1], ax[2], ax[3], i});
   } else {
-    loops.insert(loops.end(), {ax[0], rci, rr, rs, ax[1], ax[2], ax[3], i});
+    loops.insert(loops.end(), {ax[0], rr, rci, rs, ax[1], ax[2], ax[3], i});
   }
   a.reorder(loops);
+  // Weights per row of taps: the stage is computed at the accumulation's rr loop, a reduction
+  // loop, so each load holds one row of taps (smaller, overlapped tiles; the same bytes).
+  if (p.weights_at == WeightsAt::kTapRow) sch[ws].compute_at(a, rr);
   // One loop over the tile's pixels (rows of whole width): the GEMM folds it with the channel
   // blocks, every accumulator row new in each step.
   if (p.fold == ConvFold::kPixels) a.fuse(ax[1], ax[2]);
@@ -227,7 +230,11 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
   int64_t in_rows = rows ? oh * sh.R : std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad);
   int64_t in_cols = cols ? ow * sh.S : std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
   int64_t input = cb * in_rows * in_cols;
-  int64_t weights = kb * cb * sh.R * sh.S * B;
+  // Per row of taps: the loops outside rr (the output block for rows and channels folds, the
+  // input block for pixels) have one iteration in the region.
+  int64_t weights = p.weights_at == WeightsAt::kTile ? kb * cb * sh.R * sh.S * B
+                    : p.fold == ConvFold::kPixels    ? kb * sh.S * B
+                                                     : cb * sh.S * B;
   int64_t out = kb * oh * ow;
   OnchipFootprint f;
   f.sram_rows =

@@ -13,6 +13,9 @@
 //     the accumulation. Otherwise the weights are loaded at the output-channel tile loop and the
 //     input at the inner of the two spatial tile loops, so the order decides which one stays
 //     resident while the other streams (weights resident: kb outermost);
+//   * weights_at: "tile" as above, or "tap_row": the weights are loaded per row of the window's
+//     taps, inside the accumulation (a cache stage at a reduction loop): smaller loads that
+//     overlap better, the same bytes when each row of taps is used once per load;
 //   * fold: which two loops one GEMM instruction covers: the tile's rows x columns ("rows"), its
 //     input channel blocks x columns ("channels": better when a tile has few rows and columns), or
 //     its output channel blocks x pixels ("pixels": rows and columns fused into one loop, for 1x1
@@ -40,12 +43,14 @@ struct Conv2dShape {
 
 enum class ConvFold : uint8_t { kRows, kChannels, kPixels };
 enum class InputLoad : uint8_t { kWindow, kStridedRows, kStrided };
+enum class WeightsAt : uint8_t { kTile, kTapRow };
 
 struct NpuConv2dParams {
   int64_t tile_kb = 1, tile_oh = 1, tile_ow = 1, tile_cb = 1;
   std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   ConvFold fold = ConvFold::kRows;
   InputLoad input_load = InputLoad::kWindow;
+  WeightsAt weights_at = WeightsAt::kTile;
   bool db_input = true, db_weights = true, db_output = true;
 };
 

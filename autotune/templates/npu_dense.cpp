@@ -52,16 +52,27 @@ NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, cons
   a.compute_at(sch[Y], t.innermost());
   sch[ys].compute_at(sch[Y], t.innermost());
   const auto& ax = acc.op()->axis;
+  // fold kb: the blocks loop outermost, the GEMM folds the two largest of the K steps and the
+  // rows, after a vector pass that zeroes the tile; fold nb: the K steps outermost, the GEMM
+  // folds the blocks and the rows, its first K step a reset.
+  std::vector<IterVar> loops;
+  IterVar kbi = kb;
   if (p.tile_kb < KB) {
-    auto [kbo, kbi] = a.split(kb, p.tile_kb);
-    a.reorder({kbo, ax[1], kbi, ax[0], ax[2], i});
+    auto [kbo, inner] = a.split(kb, p.tile_kb);
+    kbi = inner;
+    loops.push_back(kbo);
     sch[xs].compute_at(a, kbo);
     sch[ws].compute_at(a, kbo);
   } else {
-    a.reorder({ax[1], kb, ax[0], ax[2], i});
     sch[xs].compute_at(sch[Y], t.outer("m"));
     sch[ws].compute_at(sch[Y], t.outer("nb"));
   }
+  if (p.fold == DenseFold::kBlocks) {
+    loops.insert(loops.end(), {kbi, ax[1], ax[0], ax[2], i});
+  } else {
+    loops.insert(loops.end(), {ax[1], kbi, ax[0], ax[2], i});
+  }
+  a.reorder(loops);
   a.tensorize(ax[2], npu_gemm_intrin(target));
   if (p.db_input) sch[xs].double_buffer();
   if (p.db_weights) sch[ws].double_buffer();

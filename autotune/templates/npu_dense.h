@@ -6,8 +6,10 @@
 // loops in `order` (outermost first); per tile the int32 sums stay in the accumulator while the
 // reduction runs over K tiles of tile_kb blocks. With tile_kb < KB the input and weight tiles are
 // loaded per K tile; otherwise the input tile at the row-tile loop and the weights at the
-// block-tile loop, so the order decides which stays resident (weights: nb outermost). db_input,
-// db_weights, db_output double-buffer the three SRAM stages.
+// block-tile loop, so the order decides which stays resident (weights: nb outermost). fold: what
+// a GEMM instruction covers besides the rows: "kb" the K steps (the accumulator zeroed first by a
+// vector pass), "nb" the output blocks (K steps outermost, the first one a reset step: no pass).
+// db_input, db_weights, db_output double-buffer the three SRAM stages.
 #pragma once
 
 #include <string>
@@ -17,8 +19,12 @@
 
 namespace tessera {
 
+// Which loop a GEMM instruction folds with the tile's rows (see npu_dense).
+enum class DenseFold : uint8_t { kSteps, kBlocks };
+
 struct NpuDenseParams {
   int64_t tile_m = 1, tile_nb = 1, tile_kb = 1;
+  DenseFold fold = DenseFold::kSteps;
   std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   bool db_input = true, db_weights = true, db_output = true;
 };

@@ -40,8 +40,17 @@ OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config) {
 }
 
 uint64_t count_valid_configs(const autotune::ConfigSpace& space) {
+  // Index order (the last knob fastest) with one config counted up in place.
+  autotune::Config c = space.at(0);
+  const auto& knobs = space.knobs();
   uint64_t n = 0;
-  for (uint64_t i = 0; i < space.size(); ++i) n += space.is_valid(space.at(i));
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    n += space.is_valid(c);
+    for (size_t k = knobs.size(); k-- > 0;) {
+      if (++c.values[k] < knobs[k].size()) break;
+      c.values[k] = 0;
+    }
+  }
   return n;
 }
 

@@ -2,7 +2,7 @@
 // JSON object on one line. Keys are sorted (nlohmann's default object), so the same record gives
 // the same bytes on every machine:
 //   {"compiler":"tessera 0.1.0","config":{...},"result":{"cycles":1234,"status":"ok"},
-//    "seed":7,"target":{"hash":"b4ed177693d55af0","name":"npu-v1"},"task":{...},
+//    "seed":7,"target":{"hash":"6c90ef56f0f62046","name":"npu-v1"},"task":{...},
 //    "timestamp":"2024-05-01T12:00:00.123Z","trial":0,"tuner":"xgb","version":1}
 // A search is identified by (task, tuner, seed); its trials are numbered from 0.
 #pragma once

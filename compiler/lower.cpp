@@ -10,8 +10,12 @@
 #include "compiler/passes/flatten_storage.h"
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
+#include "compiler/passes/inline_stages.h"
 #include "compiler/passes/schedule_ops.h"
+#include "compiler/passes/tensorize.h"
 #include "compiler/passes/tighten_loop_bounds.h"
+#include "compiler/passes/verify.h"
+#include "compiler/te/true_work.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -23,22 +27,38 @@ int env_int(const char* name) {
   return v ? std::atoi(v) : 0;
 }
 
-// Runs one pass, with the debug dump and timing the environment asks for.
-template <typename F>
-Stmt run_pass(const char* pass, const Stmt& in, F&& f) {
+// Runs one pass, with the debug dump, timing and observer the caller and environment ask for.
+// `show` renders the result for TESSERA_DEBUG=2.
+template <typename T, typename F, typename Show>
+T run_step(const char* pass, F&& f, Show&& show) {
   auto t0 = std::chrono::steady_clock::now();
-  Stmt out = f(in);
+  T out = f();
   if (env_int("TESSERA_TIME_PASSES")) {
     auto us =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
             .count();
     std::cerr << "[tessera] pass " << pass << ": " << us << " us\n";
   }
-  if (env_int("TESSERA_DEBUG") >= 2 && !out.same_as(in)) {
-    std::cerr << "[tessera] after " << pass << ":\n" << to_string(out) << "\n";
-  }
+  if (env_int("TESSERA_DEBUG") >= 2) std::cerr << "[tessera] pass " << pass << ":\n" << show(out);
   return out;
 }
+
+// Runs the passes over the loop IR: run_step, printing the IR (or that it did not change), then
+// the caller's observer.
+struct Pipeline {
+  const LowerOptions& options;
+  template <typename F>
+  Stmt pass(const char* name, const Stmt& in, F&& f) const {
+    Stmt out = run_step<Stmt>(
+        name, [&] { return f(in); },
+        [&](const Stmt& r) {
+          return in.defined() && r.same_as(in) ? std::string("  IR unchanged\n")
+                                               : to_string(r) + "\n";
+        });
+    if (options.after_pass) options.after_pass(name, out);
+    return out;
+  }
+};
 
 std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>& args) {
   std::vector<ArgBinding> out;
@@ -79,50 +99,41 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
   return out;
 }
 
-// Every tensor intrinsic of the schedule runs on the target's MAC array.
-void check_intrinsics(const Schedule& sch, const Target& target) {
-  for (const StagePtr& st : sch.stages()) {
-    if (!st->intrin) continue;
-    const TensorIntrinNode& in = *st->intrin;
-    if (!target.is_npu()) {
-      throw TargetError(str("stage '", st->name(), "': tensorize with '", in.name,
-                            "' needs an NPU target; target '", target.name(),
-                            "' has no MAC array (build for an NPU, or drop the tensorize)"));
-    }
-    const npu::Target& t = target.npu();
-    if (in.block_in != t.mac_in || in.block_out != t.mac_out) {
-      throw TargetError(str("stage '", st->name(), "': tensorize with '", in.name,
-                            "', declared for a ", in.block_out, "x", in.block_in,
-                            " MAC array, but target '", t.name, "' has a ", t.mac_out, "x",
-                            t.mac_in,
-                            " array (mac_out x mac_in); declare the intrinsic for this "
-                            "target (npu_gemm_intrin(target))"));
-    }
-  }
-}
-
 }  // namespace
 
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
-                  const Target& target) {
-  check_intrinsics(sch, target);
+                  const Target& target, const LowerOptions& options) {
   std::vector<ArgBinding> bindings = bind_args(sch, args);
-  BoundMap bounds = infer_bounds(sch);
-  Stmt body = run_pass("schedule_ops", Stmt(),
-                       [&](const Stmt&) { return schedule_ops(sch, bounds, bindings); });
-  body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
-  body = run_pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
-  body = run_pass("simplify", body, [](const Stmt& s) { return simplify(s); });
+  InlinedBodies bodies = run_step<InlinedBodies>(
+      "inline_stages", [&] { return inline_stages(sch); },
+      [&](const InlinedBodies& b) { return to_string(b, sch); });
+  BoundMap bounds = run_step<BoundMap>(
+      "infer_bounds", [&] { return infer_bounds(sch, bodies); },
+      [&](const BoundMap& b) { return to_string(b, sch); });
+  Pipeline p{options};
+  Stmt body = p.pass("schedule_ops", Stmt(),
+                     [&](const Stmt&) { return schedule_ops(sch, bounds, bindings); });
+  body = p.pass("tensorize", body, [&](const Stmt& s) { return tensorize(s, target); });
+  body = p.pass("simplify", body, [](const Stmt& s) { return simplify(s); });
+  body = p.pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
+  body = p.pass("simplify", body, [](const Stmt& s) { return simplify(s); });
   if (target.is_npu()) {
-    body = run_pass("inject_npu_ops", body,
-                    [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
-    body =
-        run_pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
+    body = p.pass("inject_npu_ops", body,
+                  [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
+    body = p.pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
   }
   LoweredFunc f;
   f.name = name;
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);
   f.body = body;
+  f.work = true_work(args);
+  run_step<bool>(
+      "verify",
+      [&] {
+        verify(f, target);
+        return true;
+      },
+      [](bool) { return std::string("  ok\n"); });
   return f;
 }
 

@@ -3,10 +3,12 @@
 // every temporary is declared by an Allocate node; argument buffers are never allocated.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "runtime/base/work.h"
 
 namespace tessera {
 
@@ -14,6 +16,9 @@ struct LoweredFunc {
   std::string name;
   std::vector<Buffer> args;  // in the user's argument order; each is "global"
   Stmt body;
+  // The true work of what the function computes (compiler/te/true_work.h), for roofline figures:
+  // lower() always sets it; the NPU backend stamps it into the kernel.
+  std::optional<Work> work;
 };
 
 }  // namespace tessera

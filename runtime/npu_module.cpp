@@ -16,7 +16,8 @@ NpuModule NpuModule::load(const std::string& path, const npu::Target& target) {
   return NpuModule(npu::load_kernel(path), target);
 }
 
-npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
+npu::SimStats NpuModule::run(const std::vector<NDArray>& args,
+                             const npu::SimOptions& options) const {
   std::vector<const npu::BufferDecl*> params;
   for (const npu::BufferDecl& b : kernel_.buffers)
     if (b.role != npu::BufferRole::kScratch) params.push_back(&b);
@@ -41,7 +42,7 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
     }
     if (b.bytes() > 0) std::memcpy(ddr.data() + b.ddr_offset, args[i].data(), b.bytes());
   }
-  npu::SimStats stats = npu::simulate_functional(kernel_, target_, ddr);
+  npu::SimStats stats = npu::simulate_functional(kernel_, target_, ddr, options);
   for (size_t i = 0; i < args.size(); ++i) {
     const npu::BufferDecl& b = *params[i];
     if (b.role == npu::BufferRole::kOutput)
@@ -53,6 +54,10 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args) const {
 npu::SimStats NpuModule::timing() const { return npu::simulate_timing(kernel_, target_); }
 
 npu::RooflineBound NpuModule::roofline() const { return npu::roofline_bound(kernel_, target_); }
+
+npu::RooflineBound NpuModule::kernel_roofline() const {
+  return npu::kernel_roofline_bound(kernel_, target_);
+}
 
 void NpuModule::save(const std::string& path) const { npu::save_kernel(kernel_, path); }
 

@@ -4,6 +4,7 @@
 //   NpuModule m = build_npu(f, npu::default_target());   // codegen/npu/build_npu.h
 //   m.run({a, w, c});                                     // c written in place, bit-exact
 //   npu::SimStats s = m.timing();                         // s.cycles
+//   double f = m.roofline().cycles / s.cycles;            // fraction of the true-work bound
 //   m.save("matmul.tnpu");  NpuModule m2 = NpuModule::load("matmul.tnpu");
 //
 // Arguments are the kernel's buffers in table order (the lowered function's arguments, in the
@@ -28,14 +29,19 @@ class NpuModule {
   // Loads a kernel file (KernelFileError naming the file) for `target`.
   static NpuModule load(const std::string& path, const npu::Target& target = npu::default_target());
 
-  // Copies every argument into the kernel's DDR image, runs the functional simulator and copies
-  // the output buffers back. ArgumentError naming the argument for a wrong count, dtype or
-  // shape; SimulationError from the simulator. Returns the run's statistics.
-  npu::SimStats run(const std::vector<NDArray>& args) const;
+  // Copies every argument into the kernel's DDR image, runs the functional simulator (with its
+  // hazard check, unless `options` turns it off) and copies the output buffers back.
+  // ArgumentError naming the argument for a wrong count, dtype or shape; SimulationError from the
+  // simulator. Returns the run's statistics.
+  npu::SimStats run(const std::vector<NDArray>& args,
+                    const npu::SimOptions& options = npu::SimOptions()) const;
   // Timing mode (no data): cycles and per-unit statistics. Deterministic.
   npu::SimStats timing() const;
-  // The roofline bound of the kernel on its target.
+  // The roofline bound of the operator's true work (unpadded MACs, minimum DDR bytes; the kernel
+  // carries it from lowering) on the module's target: the figure to report.
   npu::RooflineBound roofline() const;
+  // The bound of the kernel's own instructions and buffers (padded work counts as work).
+  npu::RooflineBound kernel_roofline() const;
   // Writes the kernel file (docs/npu_isa.md section 7).
   void save(const std::string& path) const;
 

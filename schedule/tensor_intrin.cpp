@@ -20,10 +20,42 @@ TensorIntrin npu_gemm_intrin(const npu::Target& target) {
                        "out", {"o"});
   auto n = std::make_shared<TensorIntrinNode>();
   n->name = str("npu.gemm", bo, "x", bi);
-  n->kind = IntrinKind::kNpuGemm;
   n->op = out.op();
-  n->block_in = bi;
-  n->block_out = bo;
+  n->input_scopes = {"sram", "sram"};
+  n->output_scope = "acc";
+  n->row_elems = target.block();
+  n->emit = [](bool reset, const IntrinOperand& out, const std::vector<IntrinOperand>& in) {
+    return make_npu_gemm(reset, out.buffer, out.row, in[0].buffer, in[0].row, in[1].buffer,
+                         in[1].row);
+  };
+  return TensorIntrin(n);
+}
+
+TensorIntrin npu_vmac_intrin(const npu::Target& target) {
+  const int64_t b = target.block();
+  Tensor inp = placeholder({b}, DType::kInt8, "inp");
+  Tensor wgt = placeholder({b}, DType::kInt8, "wgt");
+  // A sum over no axis: the partial sum of a reduction whose loops all lie outside the
+  // intrinsic (a reduction built directly: te's sum() wants at least one axis).
+  Tensor out =
+      compute({b},
+              [&](const std::vector<Var>& l) {
+                return make_reduce(ReduceKind::kSum,
+                                   binary_op(ExprKind::kMul, cast(DType::kInt32, inp({l[0]})),
+                                             cast(DType::kInt32, wgt({l[0]}))),
+                                   {}, Expr());
+              },
+              "out", {"l"});
+  auto n = std::make_shared<TensorIntrinNode>();
+  n->name = str("npu.vmac", b);
+  n->op = out.op();
+  n->input_scopes = {"sram", "sram"};
+  n->output_scope = "acc";
+  n->row_elems = b;
+  n->emit = [](bool reset, const IntrinOperand& out, const std::vector<IntrinOperand>& in) {
+    return make_npu_vector(reset ? npu::VecOp::kMul : npu::VecOp::kMac, out.buffer, out.row,
+                           in[0].buffer, in[0].row, in[1].buffer, in[1].row);
+  };
   return TensorIntrin(n);
 }
 

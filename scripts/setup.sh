@@ -2,7 +2,7 @@
 # Installs every dependency tessera needs on a fresh Debian 12 machine and builds it.
 # Idempotent: packages already present are not reinstalled; the build is incremental.
 #   Debian packages: C++ libraries (GoogleTest, pybind11, nlohmann-json, Halide 14, XGBoost, OpenMP)
-#   .venv (pip):     numpy, pytest
+#   .venv (pip):     numpy, pytest, tqdm (tuning progress bar), matplotlib (tuning-curve plots)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,8 +25,9 @@ fi
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import numpy, pytest" 2>/dev/null; then
-  .venv/bin/pip install -q --disable-pip-version-check "numpy>=1.24,<3" "pytest>=7"
+if ! .venv/bin/python -c "import numpy, pytest, tqdm, matplotlib" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "numpy>=1.24,<3" "pytest>=7" \
+    "tqdm>=4.64" "matplotlib>=3.6"
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -156,6 +156,7 @@ namespace {
 struct DenseArgs {
   int64_t M, K, N;
   Requant q;
+  std::optional<Work> work;  // the im2col convolution's
 };
 
 DenseArgs read_dense(ArgReader& r) {
@@ -171,7 +172,7 @@ DenseArgs read_im2col(ArgReader& r) {
   Conv2dShape sh{r.integer("C"), r.integer("H"), r.integer("W"),      r.integer("K"),
                  r.integer("R"), r.integer("S"), r.integer("stride"), r.integer("pad")};
   check_conv_shape(r.tmpl(), sh);
-  return DenseArgs{sh.OH() * sh.OW(), sh.C * sh.R * sh.S, sh.K, read_requant(r)};
+  return DenseArgs{sh.OH() * sh.OW(), sh.C * sh.R * sh.S, sh.K, read_requant(r), conv2d_work(sh)};
 }
 
 template <DenseArgs (*Read)(ArgReader&), const char* Name>
@@ -204,7 +205,7 @@ struct Entry {
   static NpuOp build(const nlohmann::json& j, const ConfigSpace& s, const Config& c,
                      const npu::Target& t) {
     DenseArgs a = args(j);
-    NpuOp op = npu_dense(t, a.M, a.K, a.N, a.q, dense_params(s, c));
+    NpuOp op = npu_dense(t, a.M, a.K, a.N, a.q, dense_params(s, c), a.work);
     op.name = Name;
     return op;
   }

@@ -14,8 +14,9 @@ using autotune::Knob;
 
 namespace {
 
-double model_cycles(const npu::Target& t, const Conv2dShape& sh,
+double model_cycles(const npu::Target& t, const Conv2dShape& sh, DepthwiseMapping mapping,
                     const NpuDepthwiseConv2dParams& p) {
+  const bool diagonal = mapping == DepthwiseMapping::kDiagonalGemm;
   const double B = double(t.block());
   const int64_t CB = ceil_div(sh.C, t.block()), OH = sh.OH(), OW = sh.OW();
   const int64_t cb = std::min(p.tile_cb, CB), oh = std::min(p.tile_oh, OH),
@@ -24,14 +25,18 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh,
   const double tiles = ncb * double(ceil_div(OH, oh) * ceil_div(OW, ow));
   const double outputs = double(CB * OH * OW), taps = double(sh.R * sh.S);
   CostModel c(t);
-  c.gemms(tiles * double(cb) * taps, outputs * taps);  // one GEMM per tap, rows x columns
+  // One GEMM (diagonal) or vector multiply-accumulate per tap over the tile's rows x columns.
+  if (diagonal)
+    c.gemms(tiles * double(cb) * taps, outputs * taps);
+  else
+    c.vectors(tiles * double(cb) * taps, outputs * taps);
   c.vectors(tiles * double(cb), outputs);              // requantize
   const double in_rows = double(std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad));
   const double in_cols = double(std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad));
   const double in_dmas = sh.pad > 0 ? double(cb) : 1.0;
   c.loads(tiles * in_dmas, double(cb) * in_rows * in_cols * B / in_dmas, in_rows);
   const bool cb_first = p.order.front() == "cb";
-  c.loads(cb_first ? ncb : tiles, double(cb) * taps * B * B, 1.0);
+  c.loads(cb_first ? ncb : tiles, double(cb) * taps * B * (diagonal ? B : 1.0), 1.0);
   c.stores(tiles, double(cb * oh * ow) * B, double(cb * oh));
   c.pipeline(c.dma(double(cb) * in_rows * in_cols * B, in_rows) +
              c.dma(double(cb * oh * ow) * B, double(cb * oh)));
@@ -56,7 +61,8 @@ NpuDepthwiseConv2dParams read_params(const ConfigSpace& space, const Config& c, 
 
 }  // namespace
 
-ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
+ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape& sh,
+                                   DepthwiseMapping mapping) {
   const int64_t CB = ceil_div(sh.C, target.block());
   ConfigSpace s;
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
@@ -66,8 +72,9 @@ ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape&
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
-  s.set_validity_check([target, sh](const ConfigSpace& space, const Config& c) {
-    return depthwise_conv2d_footprint(target, sh, read_params(space, c, false)).fits(target);
+  s.set_validity_check([target, sh, mapping](const ConfigSpace& space, const Config& c) {
+    return depthwise_conv2d_footprint(target, sh, mapping, read_params(space, c, false))
+        .fits(target);
   });
   return s;
 }
@@ -90,7 +97,8 @@ Config depthwise_conv2d_config(const ConfigSpace& space, const NpuDepthwiseConv2
 // all stages double-buffered; if nothing fits, the output, then the weights, then the input give
 // up their second buffer.
 NpuDepthwiseConv2dParams default_depthwise_conv2d_params(const npu::Target& t,
-                                                         const Conv2dShape& sh) {
+                                                         const Conv2dShape& sh,
+                                                         DepthwiseMapping mapping) {
   const int64_t CB = ceil_div(sh.C, t.block());
   const bool db_levels[4][3] = {
       {true, true, true}, {true, true, false}, {true, false, false}, {false, false, false}};
@@ -107,10 +115,10 @@ NpuDepthwiseConv2dParams default_depthwise_conv2d_params(const npu::Target& t,
           p.tile_cb = cb;
           p.tile_oh = oh;
           p.tile_ow = ow;
-          if (!depthwise_conv2d_footprint(t, sh, p).fits(t)) continue;
+          if (!depthwise_conv2d_footprint(t, sh, mapping, p).fits(t)) continue;
           for (const auto& order : orders) {
             p.order = order;
-            double c = model_cycles(t, sh, p);
+            double c = model_cycles(t, sh, mapping, p);
             if (c < best_cost) {
               best_cost = c;
               best = p;
@@ -131,6 +139,7 @@ namespace {
 struct Args {
   Conv2dShape shape;
   Requant q;
+  DepthwiseMapping mapping;
 };
 
 Args read(ArgReader& r) {
@@ -140,6 +149,9 @@ Args read(ArgReader& r) {
   a.shape.K = a.shape.C;
   check_conv_shape(r.tmpl(), a.shape);
   a.q = read_requant(r);
+  a.mapping = r.choice("mapping", {"vector_mac", "diagonal_gemm"}, "vector_mac") == "vector_mac"
+                  ? DepthwiseMapping::kVectorMac
+                  : DepthwiseMapping::kDiagonalGemm;
   return a;
 }
 
@@ -157,26 +169,29 @@ nlohmann::json canonical(const nlohmann::json& j) {
 }
 
 ConfigSpace space(const nlohmann::json& j, const npu::Target& t) {
-  return depthwise_conv2d_space(t, args(j).shape);
+  Args a = args(j);
+  return depthwise_conv2d_space(t, a.shape, a.mapping);
 }
 Config default_config(const nlohmann::json& j, const ConfigSpace& s, const npu::Target& t) {
-  return depthwise_conv2d_config(s, default_depthwise_conv2d_params(t, args(j).shape));
+  Args a = args(j);
+  return depthwise_conv2d_config(s, default_depthwise_conv2d_params(t, a.shape, a.mapping));
 }
 OnchipFootprint footprint(const nlohmann::json& j, const ConfigSpace& s, const Config& c,
                           const npu::Target& t) {
-  return depthwise_conv2d_footprint(t, args(j).shape, depthwise_conv2d_params(s, c));
+  Args a = args(j);
+  return depthwise_conv2d_footprint(t, a.shape, a.mapping, depthwise_conv2d_params(s, c));
 }
 NpuOp build(const nlohmann::json& j, const ConfigSpace& s, const Config& c, const npu::Target& t) {
   Args a = args(j);
-  return npu_depthwise_conv2d(t, a.shape, a.q, depthwise_conv2d_params(s, c));
+  return npu_depthwise_conv2d(t, a.shape, a.q, a.mapping, depthwise_conv2d_params(s, c));
 }
 
 }  // namespace
 
 const NpuTemplate kDepthwiseConv2dTemplate = {
     "depthwise_conv2d",
-    "int8 depthwise conv2d on the MAC array with diagonal weight tiles: X [C/B, H, W, B], W [C/B, "
-    "R, S, B, B] (npu_layout.pack_depthwise_weight_diagonal)",
+    "int8 depthwise conv2d: mapping vector_mac (the vector unit's multiply-accumulate, W [C/B, R, "
+    "S, B]) or diagonal_gemm (the MAC array, W [C/B, R, S, B, B]); X [C/B, H, W, B]",
     canonical,
     space,
     default_config,

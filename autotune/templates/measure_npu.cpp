@@ -9,6 +9,7 @@
 #include "compiler/lower.h"
 #include "runtime/npu/fnv1a.h"
 #include "runtime/npu/kernel_file.h"
+#include "runtime/npu/roofline.h"
 
 namespace tessera {
 
@@ -46,6 +47,7 @@ autotune::MeasureResult run(const autotune::TuningTask& task, const autotune::Co
   npu::Kernel k = codegen_npu(f, target);
   m->codegen_us = since_us(t0);
   m->insns = static_cast<int64_t>(k.program.size());
+  if (k.work) m->bound_cycles = npu::roofline_bound(target, *k.work).cycles;
   std::string fp = kernel_fingerprint(k);
   if (std::optional<autotune::MeasureResult> known = context.known_result(fp)) {
     m->duplicate = true;

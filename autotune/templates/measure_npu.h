@@ -27,6 +27,8 @@ struct NpuMeasurement {
   // Wall time of each phase, microseconds (0 for a phase that did not run).
   double construct_us = 0, lower_us = 0, codegen_us = 0, timing_us = 0;
   int64_t insns = 0;       // instructions of the kernel, when one was built
+  // The roofline bound of the operator's true work (the kernel's Work), when one was built.
+  double bound_cycles = 0;
   npu::SimStats stats;     // of the timing run, when it ran
   bool duplicate = false;  // the context knew the kernel: not simulated
 };

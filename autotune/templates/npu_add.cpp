@@ -38,7 +38,8 @@ NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool r
         if (relu) r = binary_op(ExprKind::kMax, r, int_literal(0, DType::kInt8));
         return r;
       },
-      "Y", {"c", "h", "w", "l"});
+      "Y", {"c", "h", "w", "l"},
+      Work{0, uint64_t(3 * C * H * W), uint64_t(C * H * W)});  // at the logical shape
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -34,6 +34,12 @@ bool fold_applies(const Conv2dShape& sh, const NpuConv2dParams& p) {
   return sh.R == 1 && sh.S == 1 && p.tile_ow >= sh.OW() && (sh.stride == 1 || strided);
 }
 
+Work conv2d_work(const Conv2dShape& sh) {
+  return Work{uint64_t(sh.macs()),
+              uint64_t(sh.C * sh.H * sh.W + sh.K * sh.C * sh.R * sh.S + sh.K * sh.OH() * sh.OW()),
+              uint64_t(sh.K * sh.OH() * sh.OW())};
+}
+
 namespace {
 
 void check_params(const Conv2dShape& sh, const NpuConv2dParams& p) {
@@ -165,7 +171,7 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
                      [&](const std::vector<Var>& v) {
                        return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
                      },
-                     "Y", {"k", "oh", "ow", "o"});
+                     "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -54,6 +54,10 @@ struct NpuConv2dParams {
   bool db_input = true, db_weights = true, db_output = true;
 };
 
+// The true work at the logical shape (runtime/base/work.h): channels padded to the lanes add
+// MACs, bytes and requantizes that no kernel needs.
+Work conv2d_work(const Conv2dShape& shape);
+
 // ArgumentError naming `op` and the field unless every size is positive (pad >= 0) and the
 // window fits the padded input.
 void check_conv_shape(const char* op, const Conv2dShape& shape);

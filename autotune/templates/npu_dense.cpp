@@ -7,6 +7,14 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: K and N padded to the lanes add MACs, bytes and requantizes that no
+// kernel needs.
+Work dense_work(int64_t M, int64_t K, int64_t N) {
+  return Work{uint64_t(M * K * N), uint64_t(M * K + N * K + M * N), uint64_t(M * N)};
+}
+}  // namespace
+
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N) {
   for (auto [name, v] : {std::pair<const char*, int64_t>{"M", M}, {"K", K}, {"N", N}}) {
     if (v < 1) throw ArgumentError(str(op, ": ", name, " = ", v, " must be at least 1"));
@@ -14,7 +22,7 @@ void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N) {
 }
 
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
-                const NpuDenseParams& p) {
+                const NpuDenseParams& p, const std::optional<Work>& work) {
   check_dense_shape("npu_dense", M, K, N);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"tile_m", p.tile_m},
                          {"tile_nb", p.tile_nb},
@@ -39,7 +47,7 @@ NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, cons
                      [&](const std::vector<Var>& v) {
                        return requant_expr(acc({v[0], v[1], v[2]}), q);
                      },
-                     "Y", {"m", "nb", "o"});
+                     "Y", {"m", "nb", "o"}, work ? *work : dense_work(M, K, N));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

@@ -12,6 +12,7 @@
 // db_input, db_weights, db_output double-buffer the three SRAM stages.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,10 @@ struct NpuDenseParams {
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N);
 
 // ScheduleError naming the parameter for tiles < 1 or an order that is not one of m, nb.
+// `work`: the operator's true work when the dense computes another operator (a convolution over
+// its im2col matrix: the image is its input, not the matrix); default the dense's own.
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
-                const NpuDenseParams& p);
+                const NpuDenseParams& p, const std::optional<Work>& work = std::nullopt);
 // With default_dense_params.
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q);
 

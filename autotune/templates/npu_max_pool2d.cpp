@@ -6,6 +6,22 @@
 
 namespace tessera {
 
+namespace {
+// At the logical shape: one max per window element that lies inside the image.
+Work max_pool_work(const Pool2dShape& sh) {
+  auto inside = [&](int64_t out, int64_t taps, int64_t size) {  // sum over outputs of taps in
+    uint64_t n = 0;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t r = 0; r < taps; ++r)
+        n += o * sh.stride + r - sh.pad >= 0 && o * sh.stride + r - sh.pad < size;
+    return n;
+  };
+  uint64_t out = uint64_t(sh.C * sh.OH() * sh.OW());
+  return Work{0, uint64_t(sh.C * sh.H * sh.W) + out,
+              uint64_t(sh.C) * inside(sh.OH(), sh.R, sh.H) * inside(sh.OW(), sh.S, sh.W)};
+}
+}  // namespace
+
 void check_pool_shape(const char* op, const Pool2dShape& sh) {
   for (auto [name, v] : {std::pair<const char*, int64_t>{"C", sh.C},
                          {"H", sh.H},
@@ -67,7 +83,7 @@ NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
                      [&](const std::vector<Var>& v) {
                        return pool({v[0], v[1], v[2], v[3]});
                      },
-                     "Y", {"c", "oh", "ow", "l"});
+                     "Y", {"c", "oh", "ow", "l"}, max_pool_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;

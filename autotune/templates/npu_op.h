@@ -9,7 +9,7 @@
 //   activations  NCHWc{B} without the batch: [C/B, H, W, B] (channels padded to a multiple of B)
 //   dense input  [M, K/B, B];  dense weight [N/B, K/B, B (out), B (in)]
 //   conv weight  [K/B, C/B, R, S, B (out), B (in)]
-//   depthwise    [C/B, R, S, B]
+//   depthwise    [C/B, R, S, B] (vector MAC mapping; [C/B, R, S, B, B] diagonal tiles for the GEMM one)
 // Arithmetic: int8 x int8 products accumulate in int32 (wrapping), then requantize to int8
 // (docs/npu_isa.md), optionally followed by relu.
 #pragma once

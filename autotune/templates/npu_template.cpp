@@ -1,5 +1,6 @@
 #include "autotune/templates/npu_template.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -61,6 +62,27 @@ bool ArgReader::boolean(const char* field, bool fallback) {
           str(tmpl_, ": argument '", field, "' = ", it->dump(), " is not true or false"));
     }
     v = it->get<bool>();
+  }
+  out_[field] = v;
+  return v;
+}
+
+std::string ArgReader::choice(const char* field, const std::vector<std::string>& alternatives,
+                              const std::string& fallback) {
+  auto it = args_.find(field);
+  std::string v = fallback;
+  if (it != args_.end()) {
+    bool known = it->is_string();
+    if (known) {
+      v = it->get<std::string>();
+      known = std::find(alternatives.begin(), alternatives.end(), v) != alternatives.end();
+    }
+    if (!known) {
+      std::string legal;
+      for (const std::string& a : alternatives) legal += (legal.empty() ? "'" : ", '") + a + "'";
+      throw ArgumentError(
+          str(tmpl_, ": argument '", field, "' = ", it->dump(), " is not one of ", legal));
+    }
   }
   out_[field] = v;
   return v;

@@ -73,6 +73,9 @@ class ArgReader {
   int64_t integer(const char* field);                    // required
   int64_t integer(const char* field, int64_t fallback);  // optional
   bool boolean(const char* field, bool fallback);
+  // One of `alternatives` (a string); optional.
+  std::string choice(const char* field, const std::vector<std::string>& alternatives,
+                     const std::string& fallback);
   // The fields read, canonical; ArgumentError for a field that was not read (unknown).
   nlohmann::json finish() const;
   const char* tmpl() const { return tmpl_; }

@@ -8,9 +8,10 @@ what one measurement (build + timing simulation, the auto-tuner's unit of work) 
 Default targets: npu-v1 and npu-8x8. Per workload and target:
   * space size, and the valid configs (those passing the cheap validity check), counted exactly
     by visiting every index;
-  * the default config's cycles and true-work fraction (bound / cycles; the bound of the layer's
-    true work as in benchmarks/npu_resnet18: max(MACs / MACs per cycle, minimum DDR bytes / DDR
-    bytes per cycle, outputs / vector lanes));
+  * the default config's cycles and true-work fraction (bound / cycles; the roofline bound of the
+    layer's true work as the template declares it at the logical shape, as in
+    benchmarks/npu_resnet18: max(MACs / MACs per cycle, minimum DDR bytes / DDR bytes per cycle,
+    vector ops / vector lanes) on the target);
   * the best config found, and its fraction. An exhaustive sweep is over budget (spaces of 10^5 to
     10^7 configs at 10-1000 ms a measurement), so the search is stated: a seeded uniform random
     sample of --samples distinct valid configs, plus coordinate descent from the best of the
@@ -72,14 +73,14 @@ def coordinate_descent(task, start, start_cycles, measured, rounds):
     move to the best; repeat while it improves. Returns (best config, cycles, measured count)."""
     best, best_cycles, n = start, start_cycles, 0
     for _ in range(rounds):
-        base = best.values
+        base = task.values(best)
         improved = False
         for k in task.knobs:
             for v in k["domain"]:
                 vals = dict(base)
                 vals[k["name"]] = v
                 c = task.config_from_json(vals)
-                key = c.to_json()
+                key = task.to_json(c)
                 if key in measured or not task.is_valid(c):
                     continue
                 m = task.measure(c)
@@ -94,23 +95,23 @@ def coordinate_descent(task, start, start_cycles, measured, rounds):
 
 def layer_row(wl, target, samples, seed, rounds):
     task = R.task_of(wl, target)
-    bound = R.bound_of(wl, target).cycles
     t0 = time.time()
     valid = task.count_valid()
     count_s = time.time() - t0
     d = task.default_config()
     dm = task.measure(d)
     assert dm["status"] == "ok", (wl["id"], dm)
-    measured = {d.to_json(): dm}
+    bound = dm["bound"]  # the roofline bound of the layer's true work (declared by the template)
+    measured = {task.to_json(d): dm}
     rng = random.Random(f"{seed}/{target.name}/{wl['id']}")
     sample = random_valid(task, samples, rng)
     sample_results = []
     for c in sample:
         m = task.measure(c)
-        measured[c.to_json()] = m
+        measured[task.to_json(c)] = m
         sample_results.append(m)
     errors = sum(m["status"] != "ok" for m in sample_results)
-    best_key, best_cycles = d.to_json(), dm["cycles"]
+    best_key, best_cycles = task.to_json(d), dm["cycles"]
     for key, m in measured.items():
         if m["status"] == "ok" and m["cycles"] < best_cycles:
             best_key, best_cycles = key, m["cycles"]
@@ -126,7 +127,7 @@ def layer_row(wl, target, samples, seed, rounds):
                 default_frac=bound / dm["cycles"], sample=len(sample), sample_errors=errors,
                 sample_best_frac=bound / sample_best if sample_best else 0.0,
                 descent=descent_n, best_cycles=best_cycles, best_frac=bound / best_cycles,
-                best=best.to_json(), default=d.to_json(), ms_median=statistics.median(times),
+                best=task.to_json(best), default=task.to_json(d), ms_median=statistics.median(times),
                 ms_p90=p90(times), phase=phase,
                 insns_median=statistics.median(m["insns"] for m in sample_results)
                 if sample_results else dm["insns"])

@@ -3,24 +3,16 @@
 #include <set>
 #include <vector>
 
+#include "compiler/passes/npu_rules.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
 
-npu::Mem onchip_mem(const Buffer& b, const std::string& stage) {
-  if (b->scope == "sram" || b->scope == "acc") {
-    npu::Mem mem = b->scope == "sram" ? npu::Mem::kSram : npu::Mem::kAcc;
-    DType want = mem == npu::Mem::kSram ? DType::kInt8 : DType::kInt32;
-    if (b->dtype != want) {
-      throw LowerError(str("stage '", stage, "': on-chip buffer '", b->name, "' in scope '",
-                           b->scope, "' has dtype ", dtype_name(b->dtype), "; scope '", b->scope,
-                           "' holds ", dtype_name(want), " only"));
-    }
-    return mem;
+npu::Mem onchip_mem(const Buffer& b, const std::string& stage, const npu::Target& target) {
+  if (std::string why = onchip_problem(b, target, false); !why.empty()) {
+    throw LowerError(str("stage '", stage, "': ", why));
   }
-  throw LowerError(str("stage '", stage, "': buffer '", b->name, "' has scope '", b->scope,
-                       "', which the NPU cannot hold on chip; on-chip buffers are in scope "
-                       "'sram' (int8) or 'acc' (int32)"));
+  return b->scope == "sram" ? npu::Mem::kSram : npu::Mem::kAcc;
 }
 
 namespace {
@@ -85,16 +77,11 @@ class Allocator {
     std::string stage = stages_.empty() ? op->buffer->name : stages_.back();
     OnchipBuffer b;
     b.name = op->buffer->name;
-    b.mem = onchip_mem(op->buffer, stage);
-    const auto& shape = op->buffer->shape;
-    const int64_t lanes = target_.block();
-    if (shape.empty() || shape.back() % lanes != 0) {
-      throw LowerError(str("stage '", stage, "': on-chip buffer '", b.name,
-                           "' has an innermost dimension of ", shape.empty() ? 1 : shape.back(),
-                           " elements; it must be a multiple of ", lanes, " (one row of ",
-                           target_.name, "'s ", lanes, " lanes)"));
+    if (std::string why = onchip_problem(op->buffer, target_); !why.empty()) {
+      throw LowerError(str("stage '", stage, "': ", why));
     }
-    b.rows = op->buffer->num_elements() / lanes;
+    b.mem = onchip_mem(op->buffer, stage, target_);
+    b.rows = onchip_rows(op->buffer, target_);
     for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
     int m = static_cast<int>(b.mem);
     b.base = top_[m];

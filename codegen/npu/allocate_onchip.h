@@ -38,8 +38,9 @@ struct OnchipPlan {
 };
 
 // The memory of an on-chip scope: "sram" or "acc"; LowerError naming the buffer and `stage`
-// for any other scope or a dtype that does not match it (sram holds int8, acc int32).
-npu::Mem onchip_mem(const Buffer& b, const std::string& stage);
+// for any other scope or a dtype that does not match it (sram holds int8, acc int32): the rule
+// of compiler/passes/npu_rules.h.
+npu::Mem onchip_mem(const Buffer& b, const std::string& stage, const npu::Target& target);
 
 OnchipPlan allocate_onchip(const Stmt& body, const npu::Target& target);
 

@@ -10,7 +10,8 @@
 //   allocate_onchip  base rows for every on-chip buffer; capacity check
 //   select_insns     unroll loops, fold up to two around each GEMM/vector (fold_loops), emit
 //   insert_tokens    dependency tokens only where accesses conflict; bounded token queues
-// then `finish`. Kernel buffers are the arguments in order: int8 or int32, an output when some
+// then `finish`. The kernel carries the function's true work (LoweredFunc::work) for its roofline.
+// Kernel buffers are the arguments in order: int8 or int32, an output when some
 // DMA store writes it, else an input. The output depends only on the inputs: same function and
 // target, same kernel bytes.
 #pragma once

@@ -17,25 +17,11 @@ LinearForm form_of(const Expr& e, const VarMap& env) {
 
 const VarNode* atom_var(const LinearTerm& t) { return t.atom.as<VarNode>(); }
 
-// The coefficient of v in f when v only appears as a plain term; nullopt when v appears inside
-// another atom (x / 4, x * y, min(..)).
-std::optional<int64_t> coef_of(const LinearForm& f, const Var& v) {
-  int64_t c = 0;
-  for (const LinearTerm& t : f.terms) {
-    if (atom_var(t) == v.node()) {
-      c = t.coef;
-    } else if (uses_var(t.atom, v)) {
-      return std::nullopt;
-    }
-  }
-  return c;
-}
-
 // Does the accumulator row take a different value in every iteration of the chain?
 bool injective(const LinearForm& acc, const std::vector<FoldLoop>& chain) {
   std::vector<std::pair<int64_t, int64_t>> radix;  // (stride, extent)
   for (const FoldLoop& l : chain) {
-    std::optional<int64_t> c = coef_of(acc, l.var);
+    std::optional<int64_t> c = linear_coef(acc, l.var);
     if (!c || *c < 0) return false;
     if (l.extent == 1) continue;
     if (*c == 0) return false;
@@ -70,13 +56,17 @@ std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& 
   for (size_t i = 0; i < chain.size(); ++i) {
     bool ok = chain[i].extent >= 1 && chain[i].extent <= kMaxU16;
     for (const LinearForm& f : forms) {
-      std::optional<int64_t> c = coef_of(f, chain[i].var);
+      std::optional<int64_t> c = linear_coef(f, chain[i].var);
       ok = ok && c && *c >= 0 && *c <= kMaxU16;
     }
     foldable[i] = ok;
   }
+  // An accumulation (GEMM or vector mac: int32 sums wrap, so any order gives the same bits) may
+  // fold any loops; an overwriting GEMM when its accumulator row differs in every iteration.
   const auto* gemm = leaf.as<NpuGemmNode>();
-  bool any_order = gemm && (!gemm->reset || injective(forms[0], chain));
+  const auto* vec = leaf.as<NpuVectorNode>();
+  bool any_order = (gemm && (!gemm->reset || injective(forms[0], chain))) ||
+                   (vec && vec->op == npu::VecOp::kMac);
   size_t n = chain.size();
   int64_t total = 1;
   for (const FoldLoop& l : chain) total *= l.extent;

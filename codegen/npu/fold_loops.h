@@ -8,10 +8,10 @@
 //
 // Folding the innermost loops keeps the statement order exactly, so it is always legal (a `reset`
 // GEMM that revisits an accumulator row keeps the last product, just as the loops say). Folding
-// other loops reorders iterations; that is legal for an accumulating GEMM (int32 sums wrap, so
-// any order gives the same bits) and for a reset GEMM whose accumulator row differs in every
-// iteration of the chain; never for vector statements. Among the legal choices the fewest
-// instructions wins; ties go to the order-preserving one, then to the outermost loops.
+// other loops reorders iterations; that is legal for an accumulating GEMM or vector mac (int32
+// sums wrap, so any order gives the same bits) and for a reset GEMM whose accumulator row differs
+// in every iteration of the chain; never for other vector statements. Among the legal choices the
+// fewest instructions wins; ties go to the order-preserving one, then to the outermost loops.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/passes/npu_rules.h"
 #include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 
@@ -19,14 +20,6 @@ constexpr int64_t kMaxU16 = 65535;
 constexpr int64_t kMaxU32 = 4294967295LL;
 
 Space space_of(Mem m) { return m == Mem::kSram ? Space::kSram : Space::kAcc; }
-
-std::optional<npu::VecOp> parse_vec_op(const std::string& op) {
-  static const char* names[] = {"add",  "sub", "mul",  "min",       "max",
-                                "relu", "shr", "clip", "requantize"};
-  for (int i = 0; i < npu::kNumVecOps; ++i)
-    if (op == names[i]) return npu::VecOp(i);
-  return std::nullopt;
-}
 
 // Buffers that a statement writes, not looking into nested "produce" blocks (theirs).
 void collect_writes(const Stmt& s, std::vector<const BufferNode*>* out) {
@@ -121,13 +114,12 @@ class Selector {
         emit_compute(s, {});
         break;
       case StmtKind::kBufferStore:
+        throw LowerError(
+            str("stage '", stage(), "': ", elementwise_store_problem(s.as<BufferStoreNode>())));
+      case StmtKind::kTensorize:
         throw LowerError(str("stage '", stage(),
-                             "': the loop body is not a DMA, a tensorized GEMM "
-                             "or a vector op; it stores into buffer '",
-                             s.as<BufferStoreNode>()->buffer->name,
-                             "' element by element, which cannot be expressed as NPU "
-                             "instructions (tensorize the stage's inner loops, or cache its "
-                             "input/output with a DMA)"));
+                             "': a tensorize region reached code generation; "
+                             "lower() replaces it (run the tensorize pass)"));
     }
   }
 
@@ -252,7 +244,7 @@ class Selector {
   Operand operand(const Buffer& b, const Expr& row, const std::vector<FoldLoop>& folded,
                   int64_t width, bool write, const char* role) {
     const OnchipBuffer& a = onchip(b);
-    Mem want = onchip_mem(b, stage());
+    Mem want = onchip_mem(b, stage(), target_);
     std::optional<AffineRow> r = affine_row(row, env_, folded);
     if (!r) {
       throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
@@ -289,17 +281,10 @@ class Selector {
     uint16_t ext0 = folded.size() > 0 ? uint16_t(folded[0].extent) : 1;
     uint16_t ext1 = folded.size() > 1 ? uint16_t(folded[1].extent) : 1;
     if (const auto* g = s.as<NpuGemmNode>()) {
+      // The operands' scopes are make_npu_gemm's invariants (acc, sram, sram).
       Operand acc = operand(g->acc, g->acc_row, folded, 1, true, "GEMM accumulator");
       Operand inp = operand(g->inp, g->inp_row, folded, 1, false, "GEMM input");
       Operand wgt = operand(g->wgt, g->wgt_row, folded, target_.mac_out, false, "GEMM weight tile");
-      if (acc.mem != Mem::kAcc || inp.mem != Mem::kSram || wgt.mem != Mem::kSram) {
-        throw LowerError(str("stage '", stage(),
-                             "': a GEMM accumulates into an 'acc' buffer "
-                             "from 'sram' inputs and weights; got accumulator '",
-                             g->acc->name, "' (", g->acc->scope, "), input '", g->inp->name, "' (",
-                             g->inp->scope, "), weights '", g->wgt->name, "' (", g->wgt->scope,
-                             ")"));
-      }
       insn.opcode = npu::Opcode::kGemm;
       insn.gemm.reset = g->reset;
       insn.gemm.ext0 = ext0;
@@ -309,20 +294,9 @@ class Selector {
       insn.gemm.wgt = wgt.addr;
       si.accesses = {acc.range, inp.range, wgt.range};
     } else {
+      // The op and its operand form are make_npu_vector's invariants.
       const auto* v = s.as<NpuVectorNode>();
-      std::optional<npu::VecOp> op = parse_vec_op(v->op);
-      if (!op) {
-        throw LowerError(str("stage '", stage(), "': unknown vector op '", v->op,
-                             "'; the NPU has add, sub, mul, min, max, relu, shr, clip, "
-                             "requantize"));
-      }
-      bool imm_only =
-          *op == npu::VecOp::kRelu || *op == npu::VecOp::kClip || *op == npu::VecOp::kRequantize;
-      if (imm_only && v->src2) {
-        throw LowerError(str("stage '", stage(), "': vector op '", v->op,
-                             "' takes no tensor operand (it reads immediates), but has '",
-                             v->src2->name, "'"));
-      }
+      const npu::VecOp* op = &v->op;
       Operand dst = operand(v->dst, v->dst_row, folded, 1, true, "vector destination");
       Operand src = operand(v->src, v->src_row, folded, 1, false, "vector source");
       insn.opcode = npu::Opcode::kVector;
@@ -345,11 +319,6 @@ class Selector {
         x.imm = static_cast<int32_t>(*op == npu::VecOp::kRelu ? 0 : v->imm);
         if (*op == npu::VecOp::kClip) x.imm_hi = static_cast<int32_t>(v->imm_hi);
         if (*op == npu::VecOp::kRequantize) {
-          if (v->shift < 0 || v->shift > 62 || v->zero_point < -128 || v->zero_point > 127) {
-            throw LowerError(str("stage '", stage(), "': requantize shift ", v->shift,
-                                 " and zero point ", v->zero_point,
-                                 " must be in [0, 62] and [-128, 127]"));
-          }
           x.shift = static_cast<uint8_t>(v->shift);
           x.zero_point = static_cast<int8_t>(v->zero_point);
         }
@@ -374,14 +343,7 @@ class Selector {
                            "(DDR) with on-chip buffers"));
     }
     const OnchipBuffer& a = onchip(op->chip);
-    Mem mem = onchip_mem(op->chip, stage());
-    if (op->ddr->dtype != op->chip->dtype) {
-      throw LowerError(str("stage '", stage(), "': a DMA moves ", dtype_name(op->ddr->dtype),
-                           " buffer '", op->ddr->name, "' to/from ", dtype_name(op->chip->dtype),
-                           " buffer '", op->chip->name,
-                           "'; a DMA copies bytes, so both must "
-                           "have the same dtype"));
-    }
+    Mem mem = onchip_mem(op->chip, stage(), target_);  // dtypes agree: make_npu_dma's invariant
     int64_t chip_row = const_value(op->chip_row, "the on-chip row");
     int64_t ddr_elem = const_value(op->ddr_offset, "the DDR offset");
     int64_t rows = const_value(op->rows, "the DMA row count");

@@ -4,6 +4,7 @@
 
 #include "compiler/arith/const_fold.h"
 #include "compiler/ir/equal.h"
+#include "compiler/ir/substitute.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -234,6 +235,22 @@ Expr linear_form_to_expr(const LinearForm& f) {
     }
   }
   return acc;
+}
+
+std::optional<int64_t> linear_coef(const LinearForm& f, const Var& v) {
+  int64_t c = 0;
+  for (const LinearTerm& t : f.terms) {
+    if (t.atom.same_as(v)) {
+      c = t.coef;
+    } else if (uses_var(t.atom, v)) {
+      return std::nullopt;
+    }
+  }
+  return c;
+}
+
+std::optional<int64_t> linear_coef(const Expr& e, const Var& v) {
+  return linear_coef(linear_form(e), v);
 }
 
 }  // namespace tessera

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -46,6 +47,13 @@ LinearForm linear_scale(const LinearForm& a, int64_t scale);
 // The expression for a form: terms in order with positive terms first where possible, the
 // constant last: ((io * 32) + ii) + 31, (3 - x), ((x * 4) - y).
 Expr linear_form_to_expr(const LinearForm& f);
+
+// The coefficient of v in f when v appears only as a plain term (0 when it does not appear);
+// nullopt when v appears inside another atom (x / 4, x * y, min(..)), so that f is not affine in v.
+// The one stride query of the NPU passes (tensorize, inject_npu_ops, codegen's loop folding).
+std::optional<int64_t> linear_coef(const LinearForm& f, const Var& v);
+// linear_coef of e's form (simplify e first for the best result).
+std::optional<int64_t> linear_coef(const Expr& e, const Var& v);
 
 // A coefficient or constant wrapped to t's width, as a signed value (uint8 as int8).
 int64_t wrap_coef(int64_t v, DType t);

@@ -1,6 +1,7 @@
 #include "compiler/ir/ir.h"
 
 #include <atomic>
+#include <cstdint>
 
 #include "runtime/base/error.h"
 
@@ -130,6 +131,128 @@ Stmt make_let(Var v, Expr value, Stmt body) {
 }
 Stmt make_attr(const std::string& key, const std::string& value, Stmt body) {
   return Stmt(std::make_shared<AttrStmtNode>(key, value, std::move(body)));
+}
+Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::string& axis,
+                    Stmt body) {
+  TESSERA_ICHECK(intrin && body.defined(), "tensorize region of stage ", stage,
+                 " without an intrinsic or a body");
+  return Stmt(std::make_shared<TensorizeNode>(std::move(intrin), stage, axis, std::move(body)));
+}
+
+namespace {
+
+// An on-chip operand: scope "sram" (int8) or "acc" (int32); `want` restricts it to one of them.
+void check_onchip(const Buffer& b, const char* role, const char* want = nullptr) {
+  TESSERA_ICHECK(b, "NPU statement without its ", role, " buffer");
+  bool sram = b->scope == "sram", acc = b->scope == "acc";
+  TESSERA_ICHECK(sram || acc, "NPU ", role, " '", b->name, "' is in scope '", b->scope,
+                 "', not on chip");
+  TESSERA_ICHECK(b->dtype == (sram ? DType::kInt8 : DType::kInt32), "NPU ", role, " '", b->name,
+                 "' in scope '", b->scope, "' has dtype ", dtype_name(b->dtype));
+  TESSERA_ICHECK(!want || b->scope == want, "NPU ", role, " '", b->name, "' is in scope '",
+                 b->scope, "', the statement needs '", want, "'");
+}
+void check_index(const Expr& e, const char* what) {
+  TESSERA_ICHECK(e.defined() && e.dtype() == kIndexType, "NPU statement: ", what,
+                 " must be an int32 expression");
+}
+
+}  // namespace
+
+Stmt make_npu_dma(bool load, Buffer chip, Expr chip_row, int64_t chip_row_stride, Buffer ddr,
+                  Expr ddr_offset, int64_t ddr_row_stride, Expr rows, Expr cols, Expr pad_top,
+                  Expr pad_bottom, Expr pad_left, Expr pad_right) {
+  check_onchip(chip, "DMA on-chip buffer");
+  TESSERA_ICHECK(ddr && ddr->scope == "global", "DMA of '", chip->name,
+                 "': the DDR side must be a global buffer");
+  TESSERA_ICHECK(ddr->dtype == chip->dtype, "DMA between ", dtype_name(ddr->dtype), " '", ddr->name,
+                 "' and ", dtype_name(chip->dtype), " '", chip->name, "'");
+  TESSERA_ICHECK(chip_row_stride >= 0 && ddr_row_stride >= 0, "DMA of '", chip->name,
+                 "' with a negative row stride");
+  for (const Expr* e :
+       {&chip_row, &ddr_offset, &rows, &cols, &pad_top, &pad_bottom, &pad_left, &pad_right}) {
+    check_index(*e, "a DMA field");
+  }
+  TESSERA_ICHECK(load || (is_const_int(pad_top, 0) && is_const_int(pad_bottom, 0) &&
+                          is_const_int(pad_left, 0) && is_const_int(pad_right, 0)),
+                 "a DMA store of '", chip->name, "' with padding");
+  auto n = std::make_shared<NpuDmaNode>();
+  n->load = load;
+  n->chip = std::move(chip);
+  n->chip_row = std::move(chip_row);
+  n->chip_row_stride = chip_row_stride;
+  n->ddr = std::move(ddr);
+  n->ddr_offset = std::move(ddr_offset);
+  n->ddr_row_stride = ddr_row_stride;
+  n->rows = std::move(rows);
+  n->cols = std::move(cols);
+  n->pad_top = std::move(pad_top);
+  n->pad_bottom = std::move(pad_bottom);
+  n->pad_left = std::move(pad_left);
+  n->pad_right = std::move(pad_right);
+  return Stmt(n);
+}
+
+Stmt make_npu_gemm(bool reset, Buffer acc, Expr acc_row, Buffer inp, Expr inp_row, Buffer wgt,
+                   Expr wgt_row) {
+  check_onchip(acc, "GEMM accumulator", "acc");
+  check_onchip(inp, "GEMM input", "sram");
+  check_onchip(wgt, "GEMM weight", "sram");
+  check_index(acc_row, "the GEMM accumulator row");
+  check_index(inp_row, "the GEMM input row");
+  check_index(wgt_row, "the GEMM weight row");
+  auto n = std::make_shared<NpuGemmNode>();
+  n->reset = reset;
+  n->acc = std::move(acc);
+  n->acc_row = std::move(acc_row);
+  n->inp = std::move(inp);
+  n->inp_row = std::move(inp_row);
+  n->wgt = std::move(wgt);
+  n->wgt_row = std::move(wgt_row);
+  return Stmt(n);
+}
+
+bool vec_op_takes_immediates_only(npu::VecOp op) {
+  return op == npu::VecOp::kRelu || op == npu::VecOp::kClip || op == npu::VecOp::kRequantize;
+}
+
+Stmt make_npu_vector(npu::VecOp op, Buffer dst, Expr dst_row, Buffer src, Expr src_row, Buffer src2,
+                     Expr src2_row, const NpuVectorImm& imm) {
+  const char* name = npu::vec_op_name(op);
+  TESSERA_ICHECK(static_cast<int>(op) < npu::kNumVecOps, "unknown vector op ", int(op));
+  check_onchip(dst, "vector destination", op == npu::VecOp::kMac ? "acc" : nullptr);
+  check_onchip(src, "vector source");
+  check_index(dst_row, "the vector destination row");
+  check_index(src_row, "the vector source row");
+  if (src2) {
+    check_onchip(src2, "vector operand");
+    check_index(src2_row, "the vector operand row");
+    TESSERA_ICHECK(!vec_op_takes_immediates_only(op), "vector ", name,
+                   " takes immediates, not operand '", src2->name, "'");
+  }
+  auto fits_i32 = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+  TESSERA_ICHECK(fits_i32(imm.imm) && fits_i32(imm.imm_hi), "vector ", name, " immediate ", imm.imm,
+                 " does not fit in int32");
+  TESSERA_ICHECK(op != npu::VecOp::kClip || imm.imm <= imm.imm_hi, "vector clip bounds ", imm.imm,
+                 " > ", imm.imm_hi);
+  TESSERA_ICHECK(op != npu::VecOp::kRelu || imm.imm == 0, "vector relu with an immediate");
+  TESSERA_ICHECK(
+      op != npu::VecOp::kRequantize ||
+          (imm.shift >= 0 && imm.shift <= 62 && imm.zero_point >= -128 && imm.zero_point <= 127),
+      "requantize shift ", imm.shift, " or zero point ", imm.zero_point, " out of range");
+  auto n = std::make_shared<NpuVectorNode>();
+  n->op = op;
+  n->dst = std::move(dst);
+  n->dst_row = std::move(dst_row);
+  n->src = std::move(src);
+  n->src_row = std::move(src_row);
+  n->src2 = std::move(src2);
+  n->src2_row = n->src2 ? std::move(src2_row) : Expr();
+  n->imm = imm.imm;
+  n->imm_hi = imm.imm_hi;
+  n->shift = imm.shift;
+  n->zero_point = imm.zero_point;
+  return Stmt(n);
 }
 
 Expr operator+(Expr a, Expr b) { return make_binary(ExprKind::kAdd, std::move(a), std::move(b)); }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/base/dtype.h"
+#include "runtime/npu/isa.h"
 
 namespace tessera {
 
@@ -136,6 +137,8 @@ Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> sh
 
 struct OperationNode;  // a tensor-expression operation (compiler/te/operation.h)
 using Operation = std::shared_ptr<const OperationNode>;
+struct TensorIntrinNode;  // a tensor intrinsic declaration (schedule/tensor_intrin.h)
+using TensorIntrin = std::shared_ptr<const TensorIntrinNode>;
 
 // ---- expression nodes ---------------------------------------------------------------------------
 
@@ -277,7 +280,9 @@ struct LetStmtNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kLetStmt; }
 };
 // An annotation around `body`: key "produce" (value = stage name), "pragma_<key>" (value = the
-// pragma's value), and target-specific keys added by later passes.
+// pragma's value), "reduce_init" (value = stage name: the init nest of a tensorized reduction,
+// which the tensorize pass drops when the intrinsic's reset form replaces it), "double_buffer"
+// (value = buffer name), and target-specific keys added by later passes.
 struct AttrStmtNode : StmtNode {
   std::string key;
   std::string value;
@@ -285,6 +290,23 @@ struct AttrStmtNode : StmtNode {
   AttrStmtNode(std::string k, std::string v, Stmt b)
       : StmtNode(StmtKind::kAttrStmt), key(std::move(k)), value(std::move(v)), body(std::move(b)) {}
   static bool matches(StmtKind k) { return k == StmtKind::kAttrStmt; }
+};
+
+// The loops under a stage's tensorize axis, as schedule_ops builds them (a perfect nest around the
+// update `buf[idx] = buf[idx] + source`), marked for the tensorize pass, which proves that they
+// compute `intrin`'s declared computation and replaces them by the instruction it becomes.
+// `stage` and `axis` name the user's objects in messages. No Tensorize node survives lowering.
+struct TensorizeNode : StmtNode {
+  TensorIntrin intrin;
+  std::string stage, axis;
+  Stmt body;
+  TensorizeNode(TensorIntrin i, std::string st, std::string ax, Stmt b)
+      : StmtNode(StmtKind::kTensorize),
+        intrin(std::move(i)),
+        stage(std::move(st)),
+        axis(std::move(ax)),
+        body(std::move(b)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kTensorize; }
 };
 
 // ---- NPU statements -----------------------------------------------------------------------------
@@ -333,11 +355,12 @@ struct NpuGemmNode : StmtNode {
 };
 
 // One vector-unit row operation: dst[dst_row][l] = op(src[src_row][l], operand[l]) for each lane,
-// operand = src2[src2_row][l] when src2 is set, else the immediate. Ops and saturation as in
-// docs/npu_isa.md: add, sub, mul, min, max, relu, shr, clip (imm..imm_hi),
-// requantize (imm = multiplier, shift, zero_point).
+// operand = src2[src2_row][l] when src2 is set, else the immediate. The op is the ISA's
+// (npu::VecOp) from lowering to instruction selection. Ops and saturation as in docs/npu_isa.md:
+// add, sub, mul, min, max, relu, shr, clip (imm..imm_hi), requantize (imm = multiplier, shift,
+// zero_point), mac (dst += src * operand, into the accumulator, wrapping like the MAC array).
 struct NpuVectorNode : StmtNode {
-  std::string op;
+  npu::VecOp op = npu::VecOp::kAdd;
   Buffer dst;
   Expr dst_row;
   Buffer src;
@@ -374,6 +397,30 @@ Stmt make_seq(std::vector<Stmt> stmts);
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt make_let(Var v, Expr value, Stmt body);
 Stmt make_attr(const std::string& key, const std::string& value, Stmt body);
+Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::string& axis,
+                    Stmt body);
+
+// NPU statements. The checks are invariants every producer (lowering, hand-built tests) must
+// keep: on-chip operands in scope "sram" (int8) or "acc" (int32) as the statement needs, the DDR
+// side of a DMA in scope "global" with the chip buffer's dtype, row expressions int32, strides and
+// immediates in the instruction's ranges. Violations are InternalErrors.
+Stmt make_npu_dma(bool load, Buffer chip, Expr chip_row, int64_t chip_row_stride, Buffer ddr,
+                  Expr ddr_offset, int64_t ddr_row_stride, Expr rows, Expr cols,
+                  Expr pad_top = Expr(0), Expr pad_bottom = Expr(0), Expr pad_left = Expr(0),
+                  Expr pad_right = Expr(0));
+Stmt make_npu_gemm(bool reset, Buffer acc, Expr acc_row, Buffer inp, Expr inp_row, Buffer wgt,
+                   Expr wgt_row);
+// The immediates of a vector op (unused fields 0): the scalar operand (clip: low bound,
+// requantize: multiplier), clip's high bound, requantize's shift and zero point.
+struct NpuVectorImm {
+  int64_t imm = 0, imm_hi = 0, shift = 0, zero_point = 0;
+};
+// src2 null: the immediate form.
+Stmt make_npu_vector(npu::VecOp op, Buffer dst, Expr dst_row, Buffer src, Expr src_row,
+                     Buffer src2 = nullptr, Expr src2_row = Expr(),
+                     const NpuVectorImm& imm = NpuVectorImm());
+// relu, clip and requantize take immediates only; mac accumulates into "acc".
+bool vec_op_takes_immediates_only(npu::VecOp op);
 
 // Operators for building index arithmetic in C++ (operands must have equal types).
 Expr operator+(Expr a, Expr b);

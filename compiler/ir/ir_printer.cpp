@@ -204,6 +204,7 @@ class Printer : public IRVisitor {
     os_ << "// " << op->key << " " << op->value << "\n";
     visit(op->body);
   }
+  void visit_Tensorize(const TensorizeNode* op, const Stmt&) override;
   void row(const Buffer& b, const Expr& r) {
     os_ << b->name << ".row[";
     visit(r);
@@ -246,18 +247,18 @@ class Printer : public IRVisitor {
   }
   void visit_NpuVector(const NpuVectorNode* op, const Stmt&) override {
     indent();
-    os_ << "npu.vector." << op->op << " ";
+    os_ << "npu.vector." << npu::vec_op_name(op->op) << " ";
     row(op->dst, op->dst_row);
-    os_ << " = ";
+    os_ << (op->op == npu::VecOp::kMac ? " += " : " = ");
     row(op->src, op->src_row);
     if (op->src2) {
-      os_ << ", ";
+      os_ << (op->op == npu::VecOp::kMac ? " x " : ", ");
       row(op->src2, op->src2_row);
-    } else if (op->op == "requantize") {
+    } else if (op->op == npu::VecOp::kRequantize) {
       os_ << ", mul " << op->imm << " shift " << op->shift << " zp " << op->zero_point;
-    } else if (op->op == "clip") {
+    } else if (op->op == npu::VecOp::kClip) {
       os_ << ", " << op->imm << ".." << op->imm_hi;
-    } else if (op->op != "relu") {
+    } else if (op->op != npu::VecOp::kRelu) {
       os_ << ", " << op->imm;
     }
     os_ << "\n";
@@ -279,14 +280,22 @@ class Printer : public IRVisitor {
 
 }  // namespace tessera
 
-// ProducerLoad needs the operation's name, which lives in the tensor-expression layer.
+// ProducerLoad needs the operation's name, which lives in the tensor-expression layer, and
+// Tensorize the intrinsic's, which lives with the schedule.
 #include "compiler/te/operation.h"
+#include "schedule/tensor_intrin.h"
 
 namespace tessera {
 namespace {
 void Printer::visit_ProducerLoad(const ProducerLoadNode* op, const Expr&) {
   os_ << op->op->name;
   print_indices(op->indices);
+}
+void Printer::visit_Tensorize(const TensorizeNode* op, const Stmt&) {
+  indent();
+  os_ << "tensorize " << op->intrin->name << " at " << op->axis << " {  // stage " << op->stage
+      << "\n";
+  block(op->body);
 }
 }  // namespace
 

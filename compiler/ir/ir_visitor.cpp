@@ -34,13 +34,13 @@ void IRVisitor::visit_Cast(const CastNode* op, const Expr&) { visit(op->value); 
   }
 TESSERA_BINARY_VISIT(Add)
 TESSERA_BINARY_VISIT(Sub)
-TESSERA_BINARY_VISIT(Mul) TESSERA_BINARY_VISIT(Div) TESSERA_BINARY_VISIT(Mod)
-    TESSERA_BINARY_VISIT(Min) TESSERA_BINARY_VISIT(Max) TESSERA_BINARY_VISIT(EQ)
-        TESSERA_BINARY_VISIT(NE) TESSERA_BINARY_VISIT(LT) TESSERA_BINARY_VISIT(LE)
-            TESSERA_BINARY_VISIT(GT) TESSERA_BINARY_VISIT(GE) TESSERA_BINARY_VISIT(And)
-                TESSERA_BINARY_VISIT(Or)
+TESSERA_BINARY_VISIT(Mul)
+TESSERA_BINARY_VISIT(Div) TESSERA_BINARY_VISIT(Mod) TESSERA_BINARY_VISIT(Min)
+    TESSERA_BINARY_VISIT(Max) TESSERA_BINARY_VISIT(EQ) TESSERA_BINARY_VISIT(NE)
+        TESSERA_BINARY_VISIT(LT) TESSERA_BINARY_VISIT(LE) TESSERA_BINARY_VISIT(GT)
+            TESSERA_BINARY_VISIT(GE) TESSERA_BINARY_VISIT(And) TESSERA_BINARY_VISIT(Or)
 #undef TESSERA_BINARY_VISIT
-                    void IRVisitor::visit_Not(const NotNode* op, const Expr&) {
+                void IRVisitor::visit_Not(const NotNode* op, const Expr&) {
   visit(op->a);
 }
 void IRVisitor::visit_Select(const SelectNode* op, const Expr&) {
@@ -84,6 +84,7 @@ void IRVisitor::visit_LetStmt(const LetStmtNode* op, const Stmt&) {
   visit(op->body);
 }
 void IRVisitor::visit_AttrStmt(const AttrStmtNode* op, const Stmt&) { visit(op->body); }
+void IRVisitor::visit_Tensorize(const TensorizeNode* op, const Stmt&) { visit(op->body); }
 void IRVisitor::visit_NpuDma(const NpuDmaNode* op, const Stmt&) {
   for (const Expr* e : {&op->chip_row, &op->ddr_offset, &op->rows, &op->cols, &op->pad_top,
                         &op->pad_bottom, &op->pad_left, &op->pad_right}) {
@@ -149,13 +150,13 @@ Expr IRMutator::mutate_Cast(const CastNode* op, const Expr& e) {
   }
 TESSERA_BINARY_MUTATE(Add)
 TESSERA_BINARY_MUTATE(Sub)
-TESSERA_BINARY_MUTATE(Mul) TESSERA_BINARY_MUTATE(Div) TESSERA_BINARY_MUTATE(Mod)
-    TESSERA_BINARY_MUTATE(Min) TESSERA_BINARY_MUTATE(Max) TESSERA_BINARY_MUTATE(EQ)
-        TESSERA_BINARY_MUTATE(NE) TESSERA_BINARY_MUTATE(LT) TESSERA_BINARY_MUTATE(LE)
-            TESSERA_BINARY_MUTATE(GT) TESSERA_BINARY_MUTATE(GE) TESSERA_BINARY_MUTATE(And)
-                TESSERA_BINARY_MUTATE(Or)
+TESSERA_BINARY_MUTATE(Mul)
+TESSERA_BINARY_MUTATE(Div) TESSERA_BINARY_MUTATE(Mod) TESSERA_BINARY_MUTATE(Min)
+    TESSERA_BINARY_MUTATE(Max) TESSERA_BINARY_MUTATE(EQ) TESSERA_BINARY_MUTATE(NE)
+        TESSERA_BINARY_MUTATE(LT) TESSERA_BINARY_MUTATE(LE) TESSERA_BINARY_MUTATE(GT)
+            TESSERA_BINARY_MUTATE(GE) TESSERA_BINARY_MUTATE(And) TESSERA_BINARY_MUTATE(Or)
 #undef TESSERA_BINARY_MUTATE
-                    Expr IRMutator::mutate_Not(const NotNode* op, const Expr& e) {
+                Expr IRMutator::mutate_Not(const NotNode* op, const Expr& e) {
   Expr a = mutate(op->a);
   return a.same_as(op->a) ? e : make_not(a);
 }
@@ -228,34 +229,34 @@ Stmt IRMutator::mutate_AttrStmt(const AttrStmtNode* op, const Stmt& s) {
   return b.same_as(op->body) ? s : make_attr(op->key, op->value, b);
 }
 
+Stmt IRMutator::mutate_Tensorize(const TensorizeNode* op, const Stmt& s) {
+  Stmt b = mutate(op->body);
+  return b.same_as(op->body) ? s : make_tensorize(op->intrin, op->stage, op->axis, b);
+}
+
 Stmt IRMutator::mutate_NpuDma(const NpuDmaNode* op, const Stmt& s) {
-  auto n = std::make_shared<NpuDmaNode>(*op);
+  Expr f[8] = {op->chip_row, op->ddr_offset, op->rows,     op->cols,
+               op->pad_top,  op->pad_bottom, op->pad_left, op->pad_right};
   bool changed = false;
-  for (Expr* e : {&n->chip_row, &n->ddr_offset, &n->rows, &n->cols, &n->pad_top, &n->pad_bottom,
-                  &n->pad_left, &n->pad_right}) {
-    Expr m = mutate(*e);
-    changed |= !m.same_as(*e);
-    *e = m;
+  for (Expr& e : f) {
+    Expr m = mutate(e);
+    changed |= !m.same_as(e);
+    e = m;
   }
-  return changed ? Stmt(n) : s;
+  if (!changed) return s;
+  return make_npu_dma(op->load, op->chip, f[0], op->chip_row_stride, op->ddr, f[1],
+                      op->ddr_row_stride, f[2], f[3], f[4], f[5], f[6], f[7]);
 }
 Stmt IRMutator::mutate_NpuGemm(const NpuGemmNode* op, const Stmt& s) {
   Expr a = mutate(op->acc_row), i = mutate(op->inp_row), w = mutate(op->wgt_row);
   if (a.same_as(op->acc_row) && i.same_as(op->inp_row) && w.same_as(op->wgt_row)) return s;
-  auto n = std::make_shared<NpuGemmNode>(*op);
-  n->acc_row = a;
-  n->inp_row = i;
-  n->wgt_row = w;
-  return Stmt(n);
+  return make_npu_gemm(op->reset, op->acc, a, op->inp, i, op->wgt, w);
 }
 Stmt IRMutator::mutate_NpuVector(const NpuVectorNode* op, const Stmt& s) {
   Expr d = mutate(op->dst_row), x = mutate(op->src_row), y = mutate(op->src2_row);
   if (d.same_as(op->dst_row) && x.same_as(op->src_row) && y.same_as(op->src2_row)) return s;
-  auto n = std::make_shared<NpuVectorNode>(*op);
-  n->dst_row = d;
-  n->src_row = x;
-  n->src2_row = y;
-  return Stmt(n);
+  return make_npu_vector(op->op, op->dst, d, op->src, x, op->src2, y,
+                         NpuVectorImm{op->imm, op->imm_hi, op->shift, op->zero_point});
 }
 
 namespace {

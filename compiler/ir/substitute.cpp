@@ -32,15 +32,18 @@ Stmt substitute(const Stmt& st, const VarMap& vmap) {
   return s.mutate(st);
 }
 
-bool uses_any_var(const Expr& e) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found |= x.kind() == ExprKind::kVar; });
-  return found;
-}
 bool uses_var(const Expr& e, const Var& v) {
   bool found = false;
   post_order_visit(e, [&](const Expr& x) { found |= x.same_as(v); });
   return found;
+}
+
+size_t innermost_use(const Expr& e, const std::vector<Var>& vars) {
+  size_t level = 0;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (uses_var(e, vars[i])) level = i + 1;
+  }
+  return level;
 }
 
 }  // namespace tessera

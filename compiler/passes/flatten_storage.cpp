@@ -4,14 +4,15 @@
 
 namespace tessera {
 
-namespace {
-
-Expr flat_index(const Buffer& b, const std::vector<Expr>& idx) {
+Expr flat_index(const std::vector<int64_t>& shape, const std::vector<Expr>& idx) {
   if (idx.size() == 1) return idx[0];
   Expr flat = idx.empty() ? make_int(0) : idx[0];
-  for (size_t d = 1; d < idx.size(); ++d) flat = flat * make_int(b->shape[d]) + idx[d];
+  for (size_t d = 1; d < idx.size(); ++d) flat = flat * make_int(shape[d]) + idx[d];
   return flat;
 }
+Expr flat_index(const Buffer& b, const std::vector<Expr>& idx) { return flat_index(b->shape, idx); }
+
+namespace {
 
 class Flattener : public IRMutator {
  public:

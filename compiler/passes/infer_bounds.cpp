@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "compiler/arith/simplify.h"
+#include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
-#include "compiler/passes/inline_stages.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -196,13 +196,13 @@ void check_attachment(const StageNode& st, const std::vector<const StageNode*>& 
 
 }  // namespace
 
-BoundMap infer_bounds(const Schedule& sch) {
+BoundMap infer_bounds(const Schedule& sch, const InlinedBodies& bodies) {
   BoundMap bm;
   const auto& stages = sch.stages();
   for (const StagePtr& st : stages) {
     if (st->attach_type == AttachType::kInline) continue;
     StageBounds& b = bm.stages[st.get()];
-    b.body = inline_stages(st->body(), sch);
+    b.body = bodies.at(st.get());
     b.root_axes = st->op->axis;
     b.root_axes.insert(b.root_axes.end(), st->op->reduce_axis.begin(), st->op->reduce_axis.end());
   }
@@ -230,6 +230,26 @@ BoundMap infer_bounds(const Schedule& sch) {
     replay_relations(st, b, bm.loop_ranges);
   }
   return bm;
+}
+
+std::string to_string(const BoundMap& bounds, const Schedule& sch) {
+  std::string s;
+  for (const StagePtr& st : sch.stages()) {
+    auto it = bounds.stages.find(st.get());
+    if (it == bounds.stages.end()) continue;
+    const StageBounds& b = it->second;
+    s += "  stage " + st->name() + ": region";
+    for (size_t r = 0; r < b.root_axes.size(); ++r) {
+      s += " " + b.root_axes[r]->var.name() + "[" + to_string(b.region_min[r]) + " +" +
+           std::to_string(b.region_extent[r]) + "]";
+    }
+    s += "; loops";
+    for (const IterVar& leaf : st->leaf_iter_vars) {
+      s += " " + leaf->var.name() + "[" + std::to_string(b.extent.at(leaf->var.id())) + "]";
+    }
+    s += "\n";
+  }
+  return s;
 }
 
 }  // namespace tessera

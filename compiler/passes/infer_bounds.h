@@ -15,12 +15,13 @@
 
 #include "compiler/arith/interval.h"
 #include "compiler/ir/ir.h"
+#include "compiler/passes/inline_stages.h"
 #include "schedule/schedule.h"
 
 namespace tessera {
 
 struct StageBounds {
-  Expr body;                       // the stage's body with inlined stages substituted
+  Expr body;  // the stage's body with inlined stages substituted (inline_stages)
   std::vector<IterVar> root_axes;  // data-parallel axes, then reduce axes
   std::vector<Expr> region_min;    // per root axis, in enclosing loop variables
   std::vector<int64_t> region_extent;
@@ -35,6 +36,10 @@ struct BoundMap {
   const StageBounds& at(const StageNode* st) const { return stages.at(st); }
 };
 
-BoundMap infer_bounds(const Schedule& sch);
+BoundMap infer_bounds(const Schedule& sch, const InlinedBodies& bodies);
+
+// One line per stage with a buffer, in schedule order: its region (start and extent per root
+// axis) and its loops with their extents (TESSERA_DEBUG=2).
+std::string to_string(const BoundMap& bounds, const Schedule& sch);
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/passes/npu_rules.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -13,11 +14,13 @@ namespace {
 
 bool on_chip(const Buffer& b) { return b->scope == "sram" || b->scope == "acc"; }
 
-int64_t coef_of(const Expr& e, const Var& v) {
-  for (const LinearTerm& t : linear_form(e).terms) {
-    if (t.atom.same_as(v)) return t.coef;
-  }
-  return 0;
+// How far e moves per step of v, when e is affine in v (the expressions here are simplified).
+std::optional<int64_t> stride_of(const Expr& e, const Var& v) { return linear_coef(e, v); }
+// Is e affine in v with a stride s > 0 that `ok` accepts?
+template <typename F>
+bool positive_stride(const Expr& e, const Var& v, F&& ok) {
+  std::optional<int64_t> c = stride_of(e, v);
+  return c && *c > 0 && ok(*c);
 }
 
 Expr at(const Expr& e, const VarMap& m) { return simplify(substitute(e, m)); }
@@ -30,7 +33,7 @@ struct Bounds {
 
 class Injector : public IRMutator {
  public:
-  explicit Injector(const npu::Target& target) : lanes_(target.block()) {}
+  explicit Injector(const npu::Target& target) : target_(target), lanes_(target.block()) {}
   using IRMutator::mutate;
 
  protected:
@@ -86,6 +89,9 @@ class Injector : public IRMutator {
   [[noreturn]] void fail(const std::string& why) const {
     throw LowerError(str("stage '", stage_, "': ", why));
   }
+  void check_onchip(const Buffer& b) const {
+    if (std::string why = onchip_problem(b, target_, false); !why.empty()) fail(why);
+  }
 
   // On a 1-lane target every element is a row, and simplify has removed the lane loops (extent
   // 1). Puts one back: `for lane in [0, 1)` around the store, the lane added to every index, so
@@ -140,9 +146,10 @@ class Injector : public IRMutator {
     const ForNode* lane = loops.back();
     if (!is_lane_loop(lane)) return Stmt();
     Expr dst = store->indices[0];
-    if (coef_of(dst, lane->var) != 1) return Stmt();
+    if (stride_of(dst, lane->var) != int64_t{1}) return Stmt();
     const Expr& v = store->value;
     bool dst_chip = on_chip(store->buffer);
+    if (dst_chip) check_onchip(store->buffer);
     const BufferLoadNode* load = v.as<BufferLoadNode>();
     const SelectNode* sel = v.as<SelectNode>();
     if (sel && dst_chip) {
@@ -152,7 +159,10 @@ class Injector : public IRMutator {
         return dma(loops, store, l, sel->cond);
       }
     }
-    if (load && dst_chip != on_chip(load->buffer)) return dma(loops, store, load, Expr());
+    if (load && dst_chip != on_chip(load->buffer)) {
+      if (!dst_chip) check_onchip(load->buffer);
+      return dma(loops, store, load, Expr());
+    }
     if (dst_chip) return vector(loops, store);
     return Stmt();
   }
@@ -168,25 +178,30 @@ class Injector : public IRMutator {
     Expr ddr_idx = is_load ? load->indices[0] : store->indices[0];
     size_t n = loops.size();
     const ForNode* lane = loops[n - 1];
-    if (coef_of(chip_idx, lane->var) != 1 || coef_of(ddr_idx, lane->var) != 1) {
+    if (stride_of(chip_idx, lane->var) != int64_t{1} ||
+        stride_of(ddr_idx, lane->var) != int64_t{1}) {
+      std::optional<int64_t> d = stride_of(ddr_idx, lane->var);
       fail(str("a DMA of a non-contiguous region the hardware cannot express: the ", lanes_,
                " lanes of '", chip->name, "' must be ", lanes_, " consecutive elements of '",
-               ddr->name, "' (DDR moves by ", coef_of(ddr_idx, lane->var), " per lane); put the ",
-               lanes_, "-lane dimension innermost in both layouts"));
+               ddr->name, "' (DDR moves by ",
+               d ? std::to_string(*d) + " per lane" : std::string("a non-affine step per lane"),
+               "); put the ", lanes_, "-lane dimension innermost in both layouts"));
     }
     // cols: consecutive units on chip and contiguous in DDR; rows: anything affine.
     size_t used = 1;
     const ForNode* cols = nullptr;
     const ForNode* rows = nullptr;
-    if (n >= 2 && coef_of(chip_idx, loops[n - 2]->var) == lanes_ &&
-        coef_of(ddr_idx, loops[n - 2]->var) == lanes_) {
+    auto is_row_stride = [&](int64_t c) { return c % lanes_ == 0; };
+    auto any = [](int64_t) { return true; };
+    if (n >= 2 && stride_of(chip_idx, loops[n - 2]->var) == lanes_ &&
+        stride_of(ddr_idx, loops[n - 2]->var) == lanes_) {
       cols = loops[n - 2];
       ++used;
     }
     if (n > used) {
       const ForNode* r = loops[n - 1 - used];
-      int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-      if (cc > 0 && cc % lanes_ == 0 && dc > 0) {
+      if (positive_stride(chip_idx, r->var, is_row_stride) &&
+          positive_stride(ddr_idx, r->var, any)) {
         rows = r;
         ++used;
       }
@@ -203,8 +218,8 @@ class Injector : public IRMutator {
     // Without padding or guards, loops that continue a dimension contiguously merge into it:
     // fewer, longer transfers (each DMA pays its request latency).
     std::vector<const ForNode*> merged;
-    int64_t chip_rs = rows ? coef_of(chip_idx, rows->var) : 0;
-    int64_t ddr_rs = rows ? coef_of(ddr_idx, rows->var) : 0;
+    int64_t chip_rs = rows ? *stride_of(chip_idx, rows->var) : 0;
+    int64_t ddr_rs = rows ? *stride_of(ddr_idx, rows->var) : 0;
     if (!all.defined() && cols && rows && chip_rs == C * lanes_ && ddr_rs == C * lanes_) {
       // rows continue cols: fold rows into cols, then look for a new rows loop.
       merged.push_back(rows);
@@ -215,8 +230,7 @@ class Injector : public IRMutator {
       auto unguarded = [&] { return !inner_guards(n - used - 1).defined(); };
       while (n > used && unguarded()) {
         const ForNode* r = loops[n - 1 - used];
-        int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-        if (cc == C * lanes_ && dc == C * lanes_) {
+        if (stride_of(chip_idx, r->var) == C * lanes_ && stride_of(ddr_idx, r->var) == C * lanes_) {
           merged.push_back(r);
           C *= extent_of(r);
           ++used;
@@ -226,8 +240,8 @@ class Injector : public IRMutator {
       }
       if (n > used && unguarded()) {
         const ForNode* r = loops[n - 1 - used];
-        int64_t cc = coef_of(chip_idx, r->var), dc = coef_of(ddr_idx, r->var);
-        if (cc > 0 && cc % lanes_ == 0 && dc > 0) {
+        if (positive_stride(chip_idx, r->var, is_row_stride) &&
+            positive_stride(ddr_idx, r->var, any)) {
           rows = r;
           R = extent_of(r);
           ++used;
@@ -238,18 +252,13 @@ class Injector : public IRMutator {
     if (guard.defined()) pad_bounds(guard, rows, cols, rb, cb, lane);
     Bounds drb = rb, dcb = cb;  // the data: the region less the padding
     if (cond.defined()) pad_bounds(cond, rows, cols, drb, dcb, lane);
-    auto node = std::make_shared<NpuDmaNode>();
-    node->load = is_load;
-    node->chip = chip;
-    node->ddr = ddr;
-    node->chip_row_stride = rows ? coef_of(chip_idx, rows->var) / lanes_ : 1;
-    node->ddr_row_stride = rows ? coef_of(ddr_idx, rows->var) : C * lanes_;
+    const int64_t chip_row_stride = rows ? *stride_of(chip_idx, rows->var) / lanes_ : 1;
+    const int64_t ddr_row_stride = rows ? *stride_of(ddr_idx, rows->var) : C * lanes_;
     VarMap origin{{lane->var, make_int(0)}};
     if (rows) origin[rows->var] = make_int(0);
     if (cols) origin[cols->var] = make_int(0);
     for (const ForNode* f : merged) origin[f->var] = make_int(0);
-    Expr chip_base = at(chip_idx, origin);
-    node->chip_row = simplify(chip_base / make_int(lanes_));
+    Expr chip_base = simplify(at(chip_idx, origin) / make_int(lanes_));
     // The region [top, bottom_end) x [left, right_end) of the loops' ranges; within it the data
     // [dtop, dbottom_end) x [dleft, dright_end); both clamped, the data inside the region.
     auto clamp = [](const Expr& lo, const Expr& hi, const Expr& from, const Expr& to) {
@@ -261,41 +270,33 @@ class Injector : public IRMutator {
     auto [dtop, dbottom_end] = clamp(drb.lo, drb.hi, top, bottom_end);
     auto [dleft, dright_end] = clamp(dcb.lo, dcb.hi, left, right_end);
     // The on-chip block starts at the region's first row and column.
-    node->chip_row = simplify(node->chip_row + top * make_int(node->chip_row_stride) + left);
-    node->rows = simplify(dbottom_end - dtop);
-    node->cols = simplify(dright_end - dleft);
-    if (is_load) {
-      node->pad_top = simplify(dtop - top);
-      node->pad_bottom = simplify(bottom_end - dbottom_end);
-      node->pad_left = simplify(dleft - left);
-      node->pad_right = simplify(right_end - dright_end);
-    }
+    Expr chip_row = simplify(chip_base + top * make_int(chip_row_stride) + left);
+    Expr n_rows = simplify(dbottom_end - dtop), n_cols = simplify(dright_end - dleft);
     VarMap first{{lane->var, make_int(0)}};
     if (rows) first[rows->var] = dtop;
     if (cols) first[cols->var] = dleft;
     for (const ForNode* f : merged) first[f->var] = make_int(0);
-    node->ddr_offset = at(ddr_idx, first);
-    Stmt result(node);
+    Expr ddr_offset = at(ddr_idx, first);
+    Stmt result = is_load ? make_npu_dma(true, chip, chip_row, chip_row_stride, ddr, ddr_offset,
+                                         ddr_row_stride, n_rows, n_cols, simplify(dtop - top),
+                                         simplify(bottom_end - dbottom_end), simplify(dleft - left),
+                                         simplify(right_end - dright_end))
+                          : make_npu_dma(false, chip, chip_row, chip_row_stride, ddr, ddr_offset,
+                                         ddr_row_stride, n_rows, n_cols);
+    Expr has_data = simplify((n_rows > make_int(0)) && (n_cols > make_int(0)));
     if (is_load && cond.defined()) {
       // A region that lies wholly in the padding has nothing to load (a DMA moves at least one
       // unit): the vector unit fills it with zeros instead.
       Var r("pad_r"), c("pad_c");
-      Expr row = simplify(node->chip_row + r * make_int(node->chip_row_stride) + c);
-      auto fill_node = std::make_shared<NpuVectorNode>();
-      fill_node->op = "clip";
-      fill_node->dst = chip;
-      fill_node->dst_row = row;
-      fill_node->src = chip;
-      fill_node->src_row = row;
-      Stmt fill(fill_node);
+      Expr row = simplify(chip_row + r * make_int(chip_row_stride) + c);
+      Stmt fill = make_npu_vector(npu::VecOp::kClip, chip, row, chip, row);
       Stmt zero =
           make_for(r, make_int(0), simplify(bottom_end - top), ForKind::kSerial,
                    make_for(c, make_int(0), simplify(right_end - left), ForKind::kSerial, fill));
-      Expr has_data = simplify((node->rows > make_int(0)) && (node->cols > make_int(0)));
       result = simplify(make_if(has_data, result, zero));
     } else if (guard.defined()) {
       // A region the guards exclude wholly (a tile past the end) moves nothing.
-      result = simplify(make_if((node->rows > make_int(0)) && (node->cols > make_int(0)), result));
+      result = simplify(make_if(has_data, result));
     }
     return rewrap(loops, n - used, result);
   }
@@ -330,14 +331,19 @@ class Injector : public IRMutator {
                  "rectangular borders only"));
       }
       f = simplify(f);
-      if (coef_of(f, lane->var) != 0) {
+      if (stride_of(f, lane->var) != int64_t{0}) {
         fail(str("the DMA's padding or tail condition '", to_string(c), "' depends on the ", lanes_,
                  " lanes; pad whole units (pad channels in the layout instead)"));
       }
       bool placed = false;
       for (auto [loop, bounds] : {std::pair<const ForNode*, Bounds*>{rows, &rb}, {cols, &cb}}) {
         if (!loop) continue;
-        int64_t k = coef_of(f, loop->var);
+        std::optional<int64_t> kk = stride_of(f, loop->var);
+        if (!kk) {
+          fail(str("the DMA's padding or tail condition '", to_string(c),
+                   "' is not affine in a copied loop; the DMA pads rectangular borders only"));
+        }
+        int64_t k = *kk;
         if (k == 0) continue;
         Expr g = simplify(substitute(f, {{loop->var, make_int(0)}}));  // f = k * v + g >= 0
         if (k == 1) {
@@ -366,7 +372,9 @@ class Injector : public IRMutator {
   // An on-chip row read whose lanes move with the lane loop, or nullptr.
   const BufferLoadNode* row_load(const Expr& e, const ForNode* lane) const {
     const auto* l = e.as<BufferLoadNode>();
-    if (!l || !on_chip(l->buffer) || coef_of(l->indices[0], lane->var) != 1) return nullptr;
+    if (!l || !on_chip(l->buffer) || linear_coef(l->indices[0], lane->var) != int64_t{1}) {
+      return nullptr;
+    }
     return l;
   }
 
@@ -378,26 +386,19 @@ class Injector : public IRMutator {
     if (row_guard.defined() && uses_var(row_guard, lane->var)) return Stmt();
     VarMap origin{{lane->var, make_int(0)}};
     auto row_of = [&](const Expr& idx) { return simplify(at(idx, origin) / make_int(lanes_)); };
-    auto node = std::make_shared<NpuVectorNode>();
-    node->dst = store->buffer;
-    node->dst_row = row_of(store->indices[0]);
+    const Buffer& dst = store->buffer;
+    Expr dst_row = row_of(store->indices[0]);
     Expr v = store->value;
     std::vector<Stmt> extra;
     // max(x, 0) after the rest: relu.
     if (const auto* b = v.as<BinaryNode>();
         b && b->kind == ExprKind::kMax && is_const_int(simplify(make_cast(kIndexType, b->b)), 0) &&
         !row_load(b->a, lane)) {
-      auto relu = std::make_shared<NpuVectorNode>();
-      relu->op = "relu";
-      relu->dst = store->buffer;
-      relu->dst_row = node->dst_row;
-      relu->src = store->buffer;
-      relu->src_row = node->dst_row;
-      extra.push_back(Stmt(relu));
+      extra.push_back(make_npu_vector(npu::VecOp::kRelu, dst, dst_row, dst, dst_row));
       v = b->a;
     }
     // A saturating int8 result: int8(min(max(x, -128), 127)) is what the hardware does anyway.
-    if (const auto* c = v.as<CastNode>(); c && store->buffer->scope == "sram") {
+    if (const auto* c = v.as<CastNode>(); c && dst->scope == "sram") {
       const auto* mn = c->value.as<BinaryNode>();
       const auto* mx = mn && mn->kind == ExprKind::kMin ? mn->a.as<BinaryNode>() : nullptr;
       if (mx && mx->kind == ExprKind::kMax && is_const_int(mn->b, 127) &&
@@ -409,45 +410,40 @@ class Injector : public IRMutator {
       const auto* c = e.as<CastNode>();
       return c && c->dtype == DType::kInt32 ? c->value : e;
     };
-    if (const int64_t* k = as_const_int(simplify(make_cast(DType::kInt64, v)))) {
+    Stmt op;
+    Expr v64 = simplify(make_cast(DType::kInt64, v));  // kept alive: k points into it
+    if (const int64_t* k = as_const_int(v64)) {
       // A constant fill (a reduction's identity): clip anything to [k, k].
-      node->op = "clip";
-      node->src = store->buffer;
-      node->src_row = node->dst_row;
-      node->imm = *k;
-      node->imm_hi = *k;
+      op = make_npu_vector(npu::VecOp::kClip, dst, dst_row, dst, dst_row, nullptr, Expr(),
+                           NpuVectorImm{*k, *k, 0, 0});
     } else if (const auto* l = row_load(strip(v), lane)) {
-      node->op = "add";
-      node->src = l->buffer;
-      node->src_row = row_of(l->indices[0]);
-      node->imm = 0;
+      op = make_npu_vector(npu::VecOp::kAdd, dst, dst_row, l->buffer, row_of(l->indices[0]));
     } else if (const auto* call = v.as<CallNode>(); call && call->name == "requantize") {
       const auto* l = row_load(call->args[0], lane);
       if (!l) return Stmt();
-      node->op = "requantize";
-      node->src = l->buffer;
-      node->src_row = row_of(l->indices[0]);
-      node->imm = *as_const_int(call->args[1]);
-      node->shift = *as_const_int(call->args[2]);
-      node->zero_point = *as_const_int(call->args[3]);
+      NpuVectorImm q{*as_const_int(call->args[1]), 0, *as_const_int(call->args[2]),
+                     *as_const_int(call->args[3])};
+      op = make_npu_vector(npu::VecOp::kRequantize, dst, dst_row, l->buffer, row_of(l->indices[0]),
+                           nullptr, Expr(), q);
     } else if (const auto* b = v.as<BinaryNode>()) {
-      static const std::pair<ExprKind, const char*> kOps[] = {{ExprKind::kAdd, "add"},
-                                                              {ExprKind::kSub, "sub"},
-                                                              {ExprKind::kMul, "mul"},
-                                                              {ExprKind::kMin, "min"},
-                                                              {ExprKind::kMax, "max"}};
-      for (const auto& [k, name] : kOps) {
-        if (b->kind == k) node->op = name;
+      static const std::pair<ExprKind, npu::VecOp> kOps[] = {{ExprKind::kAdd, npu::VecOp::kAdd},
+                                                             {ExprKind::kSub, npu::VecOp::kSub},
+                                                             {ExprKind::kMul, npu::VecOp::kMul},
+                                                             {ExprKind::kMin, npu::VecOp::kMin},
+                                                             {ExprKind::kMax, npu::VecOp::kMax}};
+      const npu::VecOp* vop = nullptr;
+      for (const auto& [k, o] : kOps) {
+        if (b->kind == k) vop = &o;
       }
       const auto* l = row_load(strip(b->a), lane);
-      if (node->op.empty() || !l) return Stmt();
-      node->src = l->buffer;
-      node->src_row = row_of(l->indices[0]);
+      if (!vop || !l) return Stmt();
       if (const auto* r = row_load(strip(b->b), lane)) {
-        node->src2 = r->buffer;
-        node->src2_row = row_of(r->indices[0]);
-      } else if (const int64_t* k = as_const_int(simplify(make_cast(DType::kInt64, b->b)))) {
-        node->imm = *k;
+        op = make_npu_vector(*vop, dst, dst_row, l->buffer, row_of(l->indices[0]), r->buffer,
+                             row_of(r->indices[0]));
+      } else if (Expr b64 = simplify(make_cast(DType::kInt64, b->b));
+                 const int64_t* k = as_const_int(b64)) {
+        op = make_npu_vector(*vop, dst, dst_row, l->buffer, row_of(l->indices[0]), nullptr, Expr(),
+                             NpuVectorImm{*k, 0, 0, 0});
       } else {
         return Stmt();
       }
@@ -456,15 +452,16 @@ class Injector : public IRMutator {
     }
     // Each row op gets its own copy of the loops, so that codegen can fold each into one
     // instruction (two statements in one body would force the loops to unroll).
-    auto wrap = [&](Stmt op) {
-      if (row_guard.defined()) op = make_if(row_guard, op);
-      return rewrap(loops, loops.size() - 1, op);
+    auto wrap = [&](Stmt s) {
+      if (row_guard.defined()) s = make_if(row_guard, s);
+      return rewrap(loops, loops.size() - 1, s);
     };
-    std::vector<Stmt> seq{wrap(Stmt(node))};
+    std::vector<Stmt> seq{wrap(op)};
     for (const Stmt& e : extra) seq.push_back(wrap(e));
     return make_seq(seq);
   }
 
+  const npu::Target& target_;
   int64_t lanes_;  // elements of one on-chip row: the target's block
   std::string stage_;
   std::vector<const ForNode*> loops_;
@@ -472,11 +469,46 @@ class Injector : public IRMutator {
   std::vector<size_t> guard_depth_;
 };
 
+// What is left after injection must all be NPU statements in on-chip buffers; anything else is a
+// schedule the NPU cannot run, reported here by stage (verify would call it a compiler bug).
+class CheckInjected : public IRVisitor {
+ public:
+  explicit CheckInjected(const npu::Target& t) : target_(t) {}
+  using IRVisitor::visit;
+
+ protected:
+  void visit_AttrStmt(const AttrStmtNode* op, const Stmt& s) override {
+    bool produce = op->key == "produce";
+    if (produce) stages_.push_back(op->value);
+    IRVisitor::visit_AttrStmt(op, s);
+    if (produce) stages_.pop_back();
+  }
+  void visit_Allocate(const AllocateNode* op, const Stmt& s) override {
+    if (std::string why = onchip_problem(op->buffer, target_); !why.empty()) {
+      throw LowerError(str("stage '", stage(op->buffer->name), "': ", why));
+    }
+    IRVisitor::visit_Allocate(op, s);
+  }
+  void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    throw LowerError(str("stage '", stage("<top level>"), "': ", elementwise_store_problem(op)));
+  }
+
+ private:
+  std::string stage(const std::string& otherwise) const {
+    return stages_.empty() ? otherwise : stages_.back();
+  }
+  const npu::Target& target_;
+  std::vector<std::string> stages_;
+};
+
 }  // namespace
 
 Stmt inject_npu_ops(const Stmt& s, const npu::Target& target) {
   Injector in(target);
-  return in.mutate(s);
+  Stmt out = in.mutate(s);
+  CheckInjected check(target);
+  check.visit(out);
+  return out;
 }
 
 }  // namespace tessera

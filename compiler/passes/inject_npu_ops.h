@@ -10,9 +10,12 @@
 //   * on-chip -> on-chip: an NpuVector op: zero (the init of a reduction: mul by 0), copy,
 //     add/sub/mul/min/max with a row or an immediate, requantize, relu (max with 0), and an
 //     int8 add written as a saturating clamp of int32 sums.
-// Loops above the matched ones stay (codegen/npu folds or unrolls them). A nest that matches
-// none of these is left alone; codegen/npu reports it. A copy whose lanes are not contiguous is a
-// LowerError: the DMA cannot express it.
+// Loops above the matched ones stay (codegen/npu folds or unrolls them). Tail guards (split
+// tails, regions past the domain) shrink a DMA to the region they allow; a load's padding
+// condition pads. What the NPU cannot run is a LowerError naming the stage: a copy whose lanes
+// are not contiguous (the DMA cannot express it), an element-wise store no rule matches, an
+// intermediate buffer that is not on chip (compiler/passes/npu_rules.h). A 1-lane target's lane
+// loops (removed by simplify) are put back before matching.
 #pragma once
 
 #include "compiler/ir/ir.h"

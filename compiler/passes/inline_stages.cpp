@@ -1,5 +1,6 @@
 #include "compiler/passes/inline_stages.h"
 
+#include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
 
@@ -30,9 +31,23 @@ class Inliner : public IRMutator {
 };
 }  // namespace
 
-Expr inline_stages(const Expr& e, const Schedule& sch) {
+InlinedBodies inline_stages(const Schedule& sch) {
+  InlinedBodies out;
   Inliner in(sch);
-  return in.mutate(e);
+  for (const StagePtr& st : sch.stages()) {
+    if (st->attach_type == AttachType::kInline) continue;
+    out.body[st.get()] = in.mutate(st->body());
+  }
+  return out;
+}
+
+std::string to_string(const InlinedBodies& bodies, const Schedule& sch) {
+  std::string s;
+  for (const StagePtr& st : sch.stages()) {
+    auto it = bodies.body.find(st.get());
+    if (it != bodies.body.end()) s += "  stage " + st->name() + ": " + to_string(it->second) + "\n";
+  }
+  return s;
 }
 
 }  // namespace tessera

@@ -7,7 +7,6 @@
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
-#include "compiler/passes/tensorize.h"
 #include "compiler/te/te.h"
 #include "runtime/base/error.h"
 
@@ -71,10 +70,6 @@ class NestBuilder {
         s.offset.assign(b.region_min.begin(), b.region_min.begin() + ndim);
         s.allocate_at_attach = true;
       } else {
-        if (st->is_output) {
-          throw LowerError(str("lower: output '", st->name(),
-                               "' is not in the argument list; pass it so the result has a home"));
-        }
         s.buffer = make_buffer(names.unique(st->name()), st->op->dtype, st->op->shape, st->scope);
         s.offset.assign(ndim, make_int(0));
       }
@@ -133,11 +128,9 @@ class NestBuilder {
 
   // The position (1 + index) of the innermost leaf a guard uses; 0 when it uses none.
   static size_t guard_level(const Expr& g, const StageNode& st) {
-    size_t level = 0;
-    for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
-      if (uses_var(g, st.leaf_iter_vars[i]->var)) level = i + 1;
-    }
-    return level;
+    std::vector<Var> leaves;
+    for (const IterVar& iv : st.leaf_iter_vars) leaves.push_back(iv->var);
+    return innermost_use(g, leaves);
   }
   static bool uses_reduce_leaf(const Expr& g, const StageNode& st) {
     for (const IterVar& iv : st.leaf_iter_vars) {
@@ -206,90 +199,64 @@ class NestBuilder {
     return level == start ? s : wrap_guards(s, st, level, true);
   }
 
+  // The init nest of a reduction; for a tensorized stage marked, so that the tensorize pass can
+  // drop it when the intrinsic's reset form does its work.
+  Stmt init_at(const StageNode& st, size_t level, const Stmt& init) const {
+    Stmt s = init_nest(st, level, level, init);
+    return st.intrin ? make_attr("reduce_init", st.name(), s) : s;
+  }
+
+  // The nest from `level` down: guards of the level around it, the reduction's init (just outside
+  // the first reduction loop), and at the tensorize axis the loops under it in a Tensorize region.
   Stmt update_nest(const StageNode& st, size_t level, const Stmt& update, const Stmt& init,
-                   size_t first_reduce, size_t intrin_level, const Stmt& intrin) const {
+                   size_t first_reduce, size_t intrin_level) const {
     size_t n = st.leaf_iter_vars.size();
     Stmt s;
-    if (const auto* split = intrin.as<IfThenElseNode>(); split && level == reset_level(st, split)) {
-      // The reset/accumulate choice is decided here, outside the loops codegen folds.
-      return make_if(
-          split->cond,
-          update_nest(st, level, update, init, first_reduce, intrin_level, split->then_case),
-          update_nest(st, level, update, init, first_reduce, intrin_level, split->else_case));
-    }
     if (level == intrin_level) {
-      // The intrinsic replaces the loops under the tensorized axis; a reduction that starts
-      // inside it is initialised just before it.
-      s = intrin;
-      if (init.defined() && first_reduce >= level)
-        s = make_seq({init_nest(st, level, level, init), s});
+      // The loops under the tensorized axis, plain (no init, no attached stage may sit inside);
+      // the tensorize pass proves they compute the intrinsic. A reduction that starts inside
+      // them is initialised just before.
+      s = make_tensorize(st.intrin, st.name(), st.tensorize_ivar->var.name(),
+                         loop_at(st, level, update, Stmt(), n, n + 1));
+      if (init.defined() && first_reduce >= level) s = make_seq({init_at(st, level, init), s});
       return wrap_guards(s, st, level, false);
     }
-    if (level == n) {
-      s = update;
-    } else {
-      const IterVar& leaf = st.leaf_iter_vars[level];
-      std::vector<const StageNode*> inside = attached_at(st, leaf);
-      if (st.annotation(leaf) == Annotation::kVectorize) {
-        // Iterations of a data-parallel loop write disjoint elements, so any of the stage's loops
-        // may be vectorized; but a stage computed inside would need a buffer per SIMD lane.
-        for (size_t inner_level = level; inner_level < n; ++inner_level) {
-          std::vector<const StageNode*> below = attached_at(st, st.leaf_iter_vars[inner_level]);
-          if (!below.empty()) {
-            throw ScheduleError(str("stage '", st.name(), "': vectorize: stage '",
-                                    below.front()->name(), "' is computed inside vectorized axis '",
-                                    leaf->var.name(), "'; compute it at a loop outside that axis"));
-          }
-        }
-      }
-      Stmt inner = update_nest(st, level + 1, update, init, first_reduce, intrin_level, intrin);
-      std::vector<Stmt> seq;
-      for (const StageNode* p : inside) seq.push_back(produce(*p));
-      seq.push_back(inner);
-      inner = make_seq(seq);
-      for (auto it = inside.rbegin(); it != inside.rend(); ++it) {
-        const Storage& ps = storage_.at(*it);
-        if (!ps.allocate_at_attach) continue;
-        inner = make_allocate(ps.buffer, inner);
-        if ((*it)->double_buffer) inner = make_attr("double_buffer", ps.buffer->name, inner);
-      }
-      s = make_loop(st, leaf, inner);
-    }
-    if (init.defined() && level == first_reduce)
-      s = make_seq({init_nest(st, level, level, init), s});
+    s = loop_at(st, level, update, init, first_reduce, intrin_level);
+    if (init.defined() && level == first_reduce) s = make_seq({init_at(st, level, init), s});
     return wrap_guards(s, st, level, false);
   }
 
-  // A GEMM intrinsic whose reduction loops all lie outside the two loops around it starts each
-  // accumulation with a `reset` step when those loops are at their first iteration, instead of
-  // an init pass over the accumulator (which costs the vector unit a row per cycle). Those two
-  // loops stay free for codegen to fold. Clears `init` when it applies.
-  static Stmt reset_first_step(const StageNode& st, const Stmt& gemm, size_t intrin_level,
-                               Stmt& init) {
-    const auto* g = gemm.as<NpuGemmNode>();
-    if (!g || intrin_level < 2) return gemm;
-    Expr first;
-    for (size_t i = 0; i < intrin_level; ++i) {
-      const IterVar& leaf = st.leaf_iter_vars[i];
-      if (leaf->kind != IterKind::kReduce) continue;
-      if (i + 2 >= intrin_level) return gemm;  // a reduction loop codegen would want to fold
-      Expr at_start = make_binary(ExprKind::kEQ, leaf->var, make_int(0));
-      first = first.defined() ? (first && at_start) : at_start;
+  // The loop of leaf `level` with everything under it (the update itself past the last leaf).
+  Stmt loop_at(const StageNode& st, size_t level, const Stmt& update, const Stmt& init,
+               size_t first_reduce, size_t intrin_level) const {
+    size_t n = st.leaf_iter_vars.size();
+    if (level == n) return update;
+    const IterVar& leaf = st.leaf_iter_vars[level];
+    std::vector<const StageNode*> inside = attached_at(st, leaf);
+    if (st.annotation(leaf) == Annotation::kVectorize) {
+      // Iterations of a data-parallel loop write disjoint elements, so any of the stage's loops
+      // may be vectorized; but a stage computed inside would need a buffer per SIMD lane.
+      for (size_t inner_level = level; inner_level < n; ++inner_level) {
+        std::vector<const StageNode*> below = attached_at(st, st.leaf_iter_vars[inner_level]);
+        if (!below.empty()) {
+          throw ScheduleError(str("stage '", st.name(), "': vectorize: stage '",
+                                  below.front()->name(), "' is computed inside vectorized axis '",
+                                  leaf->var.name(), "'; compute it at a loop outside that axis"));
+        }
+      }
     }
-    if (!first.defined()) return gemm;
-    auto reset = std::make_shared<NpuGemmNode>(*g);
-    reset->reset = true;
-    init = Stmt();
-    return make_if(first, Stmt(reset), gemm);
-  }
-
-  // The loop level just inside the last loop the reset condition tests.
-  static size_t reset_level(const StageNode& st, const IfThenElseNode* split) {
-    size_t level = 0;
-    for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
-      if (uses_var(split->cond, st.leaf_iter_vars[i]->var)) level = i + 1;
+    Stmt inner = update_nest(st, level + 1, update, init, first_reduce, intrin_level);
+    std::vector<Stmt> seq;
+    for (const StageNode* p : inside) seq.push_back(produce(*p));
+    seq.push_back(inner);
+    inner = make_seq(seq);
+    for (auto it = inside.rbegin(); it != inside.rend(); ++it) {
+      const Storage& ps = storage_.at(*it);
+      if (!ps.allocate_at_attach) continue;
+      inner = make_allocate(ps.buffer, inner);
+      if ((*it)->double_buffer) inner = make_attr("double_buffer", ps.buffer->name, inner);
     }
-    return level;
+    return make_loop(st, leaf, inner);
   }
 
   Stmt produce(const StageNode& st) const {
@@ -303,7 +270,7 @@ class NestBuilder {
     for (size_t d = 0; d < st.op->axis.size(); ++d) {
       idx.push_back(simplify(vals.at(st.op->axis[d]->var) - s.offset[d]));
     }
-    Stmt update, init, intrin;
+    Stmt update, init;
     size_t first_reduce = st.leaf_iter_vars.size();
     size_t intrin_level = st.leaf_iter_vars.size() + 1;  // none
     if (const auto* r = b.body.as<ReduceNode>()) {
@@ -318,11 +285,14 @@ class NestBuilder {
                                   "' is no longer a loop of the "
                                   "stage (split or fused after tensorize)"));
         }
-        if (r->combiner != ReduceKind::kSum || r->condition.defined()) {
+        const auto* ir = st.intrin->op->body.as<ReduceNode>();
+        if (r->combiner != ir->combiner || r->condition.defined()) {
           throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
-                                  "': the intrinsic is an unconditional sum"));
+                                  "': the intrinsic is an unconditional ",
+                                  reduce_kind_name(ir->combiner), "; the stage's reduction is a ",
+                                  reduce_kind_name(r->combiner),
+                                  r->condition.defined() ? " with a where= condition" : ""));
         }
-        intrin = tensorize(st, b, intrin_level, s.buffer, idx, src);
       }
       Expr acc = make_buffer_load(s.buffer, idx);
       update = make_store(s.buffer, idx, combine(r->combiner, acc, src));
@@ -336,7 +306,6 @@ class NestBuilder {
           break;
         }
       }
-      if (intrin.defined()) intrin = reset_first_step(st, intrin, intrin_level, init);
     } else {
       if (st.intrin) {
         throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
@@ -345,7 +314,7 @@ class NestBuilder {
       update = make_store(s.buffer, idx, lower_loads(substitute(b.body, vals), st));
     }
     return make_attr("produce", st.name(),
-                     update_nest(st, 0, update, init, first_reduce, intrin_level, intrin));
+                     update_nest(st, 0, update, init, first_reduce, intrin_level));
   }
 
   const Schedule& sch_;

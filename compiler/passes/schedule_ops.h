@@ -6,7 +6,9 @@
 // annotations as loop kinds and pragmas as attributes. A reduction gets an init nest (the
 // data-parallel loops inside its first reduction loop, writing the identity) and an update nest.
 // Guards from infer_bounds are placed just inside the innermost loop whose variable they use.
-// Reads of stages and placeholders become reads of their buffers.
+// Reads of stages and placeholders become reads of their buffers. A tensorized stage's loops under
+// its tensorize axis go into a Tensorize region (compiler/ir/ir.h) for the tensorize pass, and its
+// init nest is marked AttrStmt("reduce_init", stage).
 #pragma once
 
 #include <vector>
@@ -23,8 +25,9 @@ struct ArgBinding {
 };
 
 // Raises ScheduleError for a schedule that cannot be laid out (a vectorized loop with a stage
-// computed inside it) and LowerError for a tensor the
-// nest needs that is neither computed nor an argument.
+// computed inside it; a tensorize axis split or fused away, on a stage that is not the
+// intrinsic's kind of reduction) and LowerError for a tensor the nest needs that is neither
+// computed nor an argument.
 Stmt schedule_ops(const Schedule& sch, const BoundMap& bounds, const std::vector<ArgBinding>& args);
 
 }  // namespace tessera

@@ -1,31 +1,35 @@
-// tensorize: proves that the loops of a stage under its tensorize axis compute the stage's
-// tensor intrinsic, and builds the statement the intrinsic becomes.
+// tensorize: replaces every Tensorize region (the loops under a stage's tensorize axis, marked by
+// schedule_ops) by the statement its intrinsic becomes, after proving that the loops compute the
+// intrinsic's declared computation (schedule/tensor_intrin.h), as TVM's VerifyTensorizeBody does.
+// One generic proof for every intrinsic:
+//   * loops: the region is a perfect nest around one update `buf[idx] = buf[idx] + source`; a
+//     loop whose variable the output index does not use is a reduction loop. The data-parallel
+//     loops pair, in order, with the intrinsic's axes and the reduction loops with its reduce
+//     axes, with equal extents;
+//   * computation: `source` and the intrinsic's reduce source are the same expression (node
+//     kinds, dtypes, casts, constants; commutative operands in either order), each read of an
+//     intrinsic input matched by a read of one buffer of its dtype;
+//   * strides: every buffer's flat index moves with each loop as the intrinsic operand's dense
+//     index moves with the paired axis (the output likewise), and starts on an on-chip row;
+//   * memory: each buffer is in the scope the intrinsic declares for it.
+// A mismatch is a ScheduleError that names the stage, the axis and the intrinsic, says what
+// differs and prints both sides (the loop body and the declared computation).
 //
-// For the GEMM intrinsic of a BO x BI array the proof checks, and a mismatch raises
-// ScheduleError printing both the loop body and the intrinsic:
-//   * the loops under the axis are exactly o (data-parallel, extent BO) and i (reduction,
-//     extent BI), unsplit;
-//   * the body is a sum of int32(inp) * int32(wgt) with inp and wgt int8 and the stage int32;
-//   * strides: the output's flat index moves 1 per o and 0 per i; inp's 1 per i and 0 per o;
-//     wgt's 1 per i and BI per o; each starts on a row;
-//   * memory: the output is in scope acc, inp and wgt in scope sram.
+// Reductions. The intrinsic accumulates (its update form). When every reduction loop of the stage
+// outside the region is at least two loops out (so the two loops around the intrinsic stay free
+// for codegen to fold), the first iteration of those loops uses the reset form instead and the
+// stage's init nest (marked "reduce_init") is dropped: `if (r == 0 && ..) reset else update`,
+// placed just inside the last of those loops. Otherwise the init stays and every step updates.
+//
+// A region on a target that is not an NPU, or whose intrinsic was declared for another block,
+// is a TargetError.
 #pragma once
 
-#include <vector>
-
 #include "compiler/ir/ir.h"
-#include "compiler/passes/infer_bounds.h"
-#include "schedule/schedule.h"
+#include "compiler/target.h"
 
 namespace tessera {
 
-// `store` is the stage's accumulator buffer and `store_index` its (multi-dimensional) index;
-// `source` the reduction's source with reads already turned into buffer reads; `level` the
-// position of the tensorize axis among the stage's loops.
-Stmt tensorize(const StageNode& st, const StageBounds& b, size_t level, const Buffer& store,
-               const std::vector<Expr>& store_index, const Expr& source);
-
-// The row-major flat index of `index` into `b`.
-Expr flat_index(const Buffer& b, const std::vector<Expr>& index);
+Stmt tensorize(const Stmt& body, const Target& target);
 
 }  // namespace tessera

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "runtime/base/work.h"
 
 namespace tessera {
 
@@ -27,6 +29,10 @@ struct OperationNode {
   Expr body;
   // The tensors the body reads, in order of first use.
   std::vector<Operation> inputs;
+  // Compute only: the true work of computing this tensor from the placeholders (runtime/base/
+  // work.h), as the operator's author declares it from its logical shape; a padded layout's
+  // expression does more. When absent, lowering computes it from the expression (true_work.h).
+  std::optional<Work> true_work;
 };
 
 // A handle to an operation's output.

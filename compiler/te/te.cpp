@@ -98,7 +98,7 @@ IterVar reduce_axis(int64_t min, int64_t extent, const std::string& name) {
 }
 
 Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std::string& name,
-               const std::vector<std::string>& axis_names) {
+               const std::vector<std::string>& axis_names, const std::optional<Work>& true_work) {
   check_shape(shape, name);
   if (!axis_names.empty() && axis_names.size() != shape.size()) {
     throw ExprError(str("compute '", name, "': ", axis_names.size(), " axis names for ",
@@ -138,6 +138,7 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
   }
   op->dtype = body.dtype();
   op->body = body;
+  op->true_work = true_work;
   return Tensor(op);
 }
 

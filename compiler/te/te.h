@@ -29,8 +29,12 @@ using ComputeFn = std::function<Expr(const std::vector<Var>&)>;
 // The body may read other tensors, use this compute's axes and the reduce axes of a reduction at
 // its top; anything else (a reduction nested inside arithmetic, a foreign variable, a bool or
 // float index) is an ExprError naming the tensor.
+// `true_work`, when given, declares the work of computing this tensor from the placeholders at the
+// operator's logical shape (an operator in a padded layout does more); roofline figures of a
+// function whose outputs all declare it use the declaration (true_work.h).
 Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std::string& name,
-               const std::vector<std::string>& axis_names = {});
+               const std::vector<std::string>& axis_names = {},
+               const std::optional<Work>& true_work = std::nullopt);
 
 // Reductions (the whole compute body must be one of these).
 Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr());

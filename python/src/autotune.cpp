@@ -1,7 +1,9 @@
-// Python bindings for the tunable NPU templates (autotune/templates): the template table, tasks,
-// their config spaces and configs, building an operator from a config, and the measurement.
-// Registered as tessera._tessera.autotune (python/tessera/autotune.py re-exports it) plus the
-// NpuOp class in tessera._tessera.npu_ops (python/tessera/npu_ops.py builds operators with it).
+// Python bindings for the tunable NPU templates (autotune/templates): the template table, tasks
+// (template, arguments, target) with their config spaces, defaults, footprints and operators, and
+// the templates' C++ measurement as a MeasureFunction (py_tuning.h) for the tuner's executors.
+// Registered as tessera._tessera.npu_templates (re-exported by the tessera.autotune package) plus
+// the NpuOp class in tessera._tessera.npu_ops (python/tessera/npu_ops.py builds operators with
+// the templates). Configs, spaces and tuning tasks are the tuner core's classes (tuning.cpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -11,44 +13,23 @@
 #include "autotune/templates/measure_npu.h"
 #include "autotune/templates/npu_task.h"
 #include "python/src/py_handles.h"
+#include "python/src/py_tuning.h"
 
 namespace py = pybind11;
 
 namespace tessera::python {
 namespace {
 
-nlohmann::json to_json(const py::handle& obj) {
+using TaskPtr = std::shared_ptr<NpuTask>;  // never modified after construction
+
+nlohmann::json json_arg(const py::handle& obj) {
   if (py::isinstance<py::str>(obj)) {
     std::string text = obj.cast<std::string>();
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw autotune::ConfigError(str("'", text, "' is not valid JSON"));
     return j;
   }
-  std::string text = py::module_::import("json").attr("dumps")(obj).cast<std::string>();
-  return nlohmann::json::parse(text);
-}
-
-py::object to_python(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump());
-}
-
-using TaskPtr = std::shared_ptr<NpuTask>;  // never modified after construction
-
-// A config with the task whose space it belongs to.
-struct PyConfig {
-  TaskPtr task;
-  autotune::Config config;
-  const autotune::ConfigSpace& space() const { return task->tuning.space; }
-};
-
-const autotune::Config& config_of(const TaskPtr& task, const PyConfig& c) {
-  if (c.task->tuning.key_text() != task->tuning.key_text() ||
-      npu::target_hash(c.task->target) != npu::target_hash(task->target)) {
-    throw autotune::ConfigError(str("the config belongs to task ", c.task->tuning.key_text(),
-                                    " on ", c.task->target.name, ", not to task ",
-                                    task->tuning.key_text(), " on ", task->target.name));
-  }
-  return c.config;
+  return py_to_json(obj);
 }
 
 py::dict footprint_dict(const OnchipFootprint& f, const npu::Target& t) {
@@ -62,16 +43,15 @@ py::dict footprint_dict(const OnchipFootprint& f, const npu::Target& t) {
 }
 
 py::dict measurement_dict(const NpuMeasurement& m) {
-  py::dict d = to_python(autotune::result_to_json(m.result)).cast<py::dict>();
+  py::dict d = json_to_py(autotune::result_to_json(m.result)).cast<py::dict>();
   d["construct_us"] = m.construct_us;
   d["lower_us"] = m.lower_us;
   d["codegen_us"] = m.codegen_us;
   d["timing_us"] = m.timing_us;
   d["insns"] = m.insns;
   d["duplicate"] = m.duplicate;
-  if (m.result.ok()) {
-    d["ddr_bytes"] = m.stats.ddr_bytes_read + m.stats.ddr_bytes_written;
-  }
+  d["bound"] = m.bound_cycles;
+  if (m.result.ok()) d["ddr_bytes"] = m.stats.ddr_bytes_read + m.stats.ddr_bytes_written;
   return d;
 }
 
@@ -84,7 +64,7 @@ void bind_autotune(py::module_& m) {
       .def_readonly("args", &NpuOp::args)
       .def_readonly("schedule", &NpuOp::schedule);
 
-  py::module_ at = m.def_submodule("autotune", "tunable NPU templates: tasks and config spaces");
+  py::module_ at = m.def_submodule("npu_templates", "the tunable NPU templates");
   at.def(
       "templates",
       [] {
@@ -98,54 +78,56 @@ void bind_autotune(py::module_& m) {
         return out;
       },
       "The template table: a list of {'name', 'summary'}, in a fixed order.");
+  // A function, not an attribute: MeasureFunction's class is registered after this module
+  // (bind_tuning), so the value is made when Python asks for it.
+  at.def(
+      "measure_function", [] { return MeasureFunction{measure_npu, "measure_npu"}; },
+      "The templates' C++ measurement (build + timing simulation, classified errors, kernel "
+      "fingerprints) as a MeasureFunction for LocalExecutor; it runs in parallel on the workers.");
+  at.def(
+      "tuning_task",
+      [](const py::object& key, const std::optional<npu::Target>& target) {
+        return npu_task_from_key(json_arg(key), npu_target_or_default(target)).tuning;
+      },
+      py::arg("key"), py::arg("target") = py::none(),
+      "The TuningTask of a task key {'template': .., 'args': {..}} (dict or JSON text): what "
+      "transfer_groups' task_of and a farm worker need.");
 
-  py::class_<PyConfig>(at, "Config", "A point of a task's config space.")
-      .def_property_readonly("index",
-                             [](const PyConfig& c) { return c.space().index_of(c.config); })
-      .def(
-          "to_json", [](const PyConfig& c) { return c.space().to_text(c.config); },
-          "The canonical JSON text (keys sorted).")
-      .def_property_readonly(
-          "values", [](const PyConfig& c) { return to_python(c.space().to_json(c.config)); },
-          "The knob values as a dict.")
-      .def("__eq__",
-           [](const PyConfig& a, const PyConfig& b) {
-             return a.task->tuning.key_text() == b.task->tuning.key_text() && a.config == b.config;
-           })
-      .def("__hash__",
-           [](const PyConfig& c) { return py::hash(py::str(c.space().to_text(c.config))); })
-      .def("__repr__",
-           [](const PyConfig& c) { return "Config(" + c.space().to_text(c.config) + ")"; });
-
-  py::class_<NpuTask, TaskPtr>(at, "Task",
-                               "A tuning task: (template, arguments, target). Task(template, args, "
-                               "target=None); args a dict (or JSON text) of the template's "
-                               "arguments; target an npu.Target (None: npu-v1).")
+  py::class_<NpuTask, TaskPtr>(at, "NpuTask",
+                               "A task of an NPU template: NpuTask(template, args, target=None); "
+                               "args a dict (or JSON text) of the template's arguments; target an "
+                               "npu.Target (None: npu-v1).")
       .def(py::init([](const std::string& tmpl, const py::object& args,
                        const std::optional<npu::Target>& target) {
              return std::make_shared<NpuTask>(
-                 make_npu_task(tmpl, to_json(args), npu_target_or_default(target)));
+                 make_npu_task(tmpl, json_arg(args), npu_target_or_default(target)));
            }),
            py::arg("template"), py::arg("args"), py::arg("target") = py::none())
       .def_static(
           "from_key",
           [](const py::object& key, const std::optional<npu::Target>& target) {
             return std::make_shared<NpuTask>(
-                npu_task_from_key(to_json(key), npu_target_or_default(target)));
+                npu_task_from_key(json_arg(key), npu_target_or_default(target)));
           },
           py::arg("key"), py::arg("target") = py::none(),
           "The task of a key {'template': .., 'args': {..}} (dict or JSON text).")
       .def_property_readonly("template", [](const NpuTask& t) { return std::string(t.tmpl->name); })
-      .def_property_readonly("args", [](const NpuTask& t) { return to_python(t.args); })
-      .def_property_readonly(
-          "key", [](const NpuTask& t) { return t.tuning.key_text(); },
-          "The task key as canonical JSON text.")
+      .def_property_readonly("args", [](const NpuTask& t) { return json_to_py(t.args); })
+      .def_property_readonly("key", [](const NpuTask& t) { return json_to_py(t.tuning.key); })
+      .def_property_readonly("key_text", [](const NpuTask& t) { return t.tuning.key_text(); },
+                             "The task key as canonical JSON text.")
       .def_property_readonly("target", [](const NpuTask& t) { return t.target; })
+      .def_property_readonly(
+          "tuning", [](const NpuTask& t) { return t.tuning; },
+          "The TuningTask (key, space with the validity check) for make_tuner and tune().")
+      .def_property_readonly(
+          "space", [](const NpuTask& t) { return t.tuning.space; },
+          "The ConfigSpace: at(index), index_of(config), to_text(config), from_json(...).")
       .def_property_readonly(
           "space_size", [](const NpuTask& t) { return t.tuning.space.size(); },
           "The number of configs in the space (valid or not).")
       .def_property_readonly(
-          "knobs", [](const NpuTask& t) { return to_python(t.tuning.space.describe()["knobs"]); },
+          "knobs", [](const NpuTask& t) { return json_to_py(t.tuning.space.describe()["knobs"]); },
           "Each knob: {'name', 'kind', 'domain'} (and 'extent' for splits).")
       .def(
           "count_valid",
@@ -155,61 +137,64 @@ void bind_autotune(py::module_& m) {
           },
           "How many configs of the space pass the validity check (visits every index).")
       .def(
-          "config",
-          [](const TaskPtr& t, uint64_t index) {
-            return PyConfig{t, t->tuning.space.at(index)};
-          },
+          "config", [](const NpuTask& t, uint64_t index) { return t.tuning.space.at(index); },
           py::arg("index"), "The config at `index` (0 <= index < space_size).")
       .def(
           "config_from_json",
-          [](const TaskPtr& t, const py::object& j) {
-            return PyConfig{t, t->tuning.space.from_json(to_json(j))};
-          },
+          [](const NpuTask& t, const py::object& j) { return t.tuning.space.from_json(json_arg(j)); },
           py::arg("config"), "The config of a JSON text or dict of knob values.")
       .def(
-          "default_config",
-          [](const TaskPtr& t) {
-            return PyConfig{t, default_config(*t)};
+          "to_json", [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.to_text(c); },
+          py::arg("config"), "The config's canonical JSON text (keys sorted).")
+      .def(
+          "values",
+          [](const NpuTask& t, const autotune::Config& c) {
+            return json_to_py(t.tuning.space.to_json(c));
           },
-          "The template's shape-aware default for this task.")
+          py::arg("config"), "The config's knob values as a dict.")
+      .def(
+          "index_of",
+          [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.index_of(c); },
+          py::arg("config"))
+      .def(
+          "default_config", [](const NpuTask& t) { return default_config(t); },
+          "The template's shape-aware default for this task (a point of its space).")
       .def(
           "is_valid",
-          [](const TaskPtr& t, const PyConfig& c) {
-            return t->tuning.space.is_valid(config_of(t, c));
-          },
-          py::arg("config"), "The cheap validity check: the config's footprint fits on chip.")
+          [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.is_valid(c); },
+          py::arg("config"),
+          "The cheap validity check: the config's footprint fits on chip and the template builds "
+          "its knob combination.")
       .def(
           "footprint",
-          [](const TaskPtr& t, const PyConfig& c) {
-            return footprint_dict(footprint(*t, config_of(t, c)), t->target);
+          [](const NpuTask& t, const autotune::Config& c) {
+            return footprint_dict(footprint(t, c), t.target);
           },
           py::arg("config"), "On-chip rows the config needs (double buffers twice) and capacity.")
       .def(
           "build",
-          [](const TaskPtr& t, const PyConfig& c) {
-            const autotune::Config& cfg = config_of(t, c);
+          [](const NpuTask& t, const autotune::Config& c) {
             py::gil_scoped_release release;
-            return build_npu_op(*t, cfg);
+            return build_npu_op(t, c);
           },
           py::arg("config"), "The operator (npu_ops.NpuOp) with the config's schedule.")
       .def(
           "measure",
-          [](const TaskPtr& t, const PyConfig& c) {
-            const autotune::Config& cfg = config_of(t, c);
+          [](const NpuTask& t, const autotune::Config& c) {
             NpuMeasurement m;
             {
               py::gil_scoped_release release;
-              m = measure_npu_detailed(t->tuning, cfg, t->target);
+              m = measure_npu_detailed(t.tuning, c, t.target);
             }
             return measurement_dict(m);
           },
           py::arg("config"),
-          "Builds and times the config (the tuner's measurement): a dict with 'status' (ok, "
-          "invalid_config, compile_error, simulation_error, internal_error), 'cycles' or "
-          "'message', the kernel 'fingerprint', the phases' times (construct_us, lower_us, "
-          "codegen_us, timing_us) and 'insns'.")
+          "Builds and times the config (measure_npu, with its phases apart): a dict with 'status' "
+          "(ok, invalid_config, compile_error, simulation_error, internal_error), 'cycles' or "
+          "'message', the kernel 'fingerprint', construct_us, lower_us, codegen_us, timing_us, "
+          "'insns' and 'bound' (the roofline bound of the operator's true work, cycles).")
       .def("__repr__", [](const NpuTask& t) {
-        return str("<autotune.Task ", t.tuning.key_text(), " on ", t.target.name, ", ",
+        return str("<autotune.NpuTask ", t.tuning.key_text(), " on ", t.target.name, ", ",
                    t.tuning.space.size(), " configs>");
       });
 }

@@ -1,8 +1,5 @@
 // Maps tessera's C++ error classes to Python exceptions of the same names.
-// ScheduleError, ExprError, ArgumentError and ConfigError are also ValueErrors, as a Python user
-// expects.
-#include "autotune/errors.h"
-
+// ScheduleError, ExprError and ArgumentError are also ValueErrors, as a Python user expects.
 #include <pybind11/pybind11.h>
 
 #include "runtime/base/error.h"
@@ -29,8 +26,6 @@ void bind_errors(py::module_& m) {
   static py::object kernel_file_error = derive("KernelFileError", user, py::handle());
   static py::object argument_error = derive("ArgumentError", user, PyExc_ValueError);
   static py::object simulation_error = derive("SimulationError", user, py::handle());
-  // A knob, config or template argument outside what a config space allows (autotune).
-  static py::object config_error = derive("ConfigError", user, PyExc_ValueError);
   static py::object runtime_error = derive("RuntimeError", error, py::handle());
   static py::object internal_error = derive("InternalError", error, py::handle());
 
@@ -51,8 +46,6 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(argument_error.ptr(), e.what());
     } catch (const SimulationError& e) {
       PyErr_SetString(simulation_error.ptr(), e.what());
-    } catch (const autotune::ConfigError& e) {
-      PyErr_SetString(config_error.ptr(), e.what());
     } catch (const UserError& e) {
       PyErr_SetString(user.ptr(), e.what());
     } catch (const RuntimeError& e) {

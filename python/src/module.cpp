@@ -11,6 +11,7 @@ void bind_runtime(py::module_& m);
 void bind_npu(py::module_& m);
 void bind_npu_build(py::module_& m);
 void bind_autotune(py::module_& m);
+void bind_tuning(py::module_& m);
 }  // namespace tessera::python
 
 PYBIND11_MODULE(_tessera, m) {
@@ -22,4 +23,5 @@ PYBIND11_MODULE(_tessera, m) {
   tessera::python::bind_npu(m);
   tessera::python::bind_npu_build(m);
   tessera::python::bind_autotune(m);
+  tessera::python::bind_tuning(m);
 }

@@ -38,11 +38,20 @@ py::dict stats_dict(const SimStats& s) {
   d["ddr_port_busy_cycles"] = s.ddr_port_busy_cycles;
   d["ddr_bytes_read"] = s.ddr_bytes_read;
   d["ddr_bytes_written"] = s.ddr_bytes_written;
+  d["ddr_bytes_fetched"] = s.ddr_bytes_fetched;
   d["sram_peak_bytes"] = s.sram_peak_bytes;
   d["acc_peak_bytes"] = s.acc_peak_bytes;
   d["insn_count"] = counts;
   d["macs"] = s.macs;
   d["vector_ops"] = s.vector_ops;
+  return d;
+}
+
+py::dict work_dict(const Work& w) {
+  py::dict d;
+  d["macs"] = w.macs;
+  d["min_ddr_bytes"] = w.min_ddr_bytes;
+  d["vector_ops"] = w.vector_ops;
   return d;
 }
 
@@ -52,7 +61,8 @@ py::dtype numpy_dtype(DType d) {
 
 // Copies the caller's arrays into a DDR image laid out by the buffer table, runs functional mode,
 // and returns every output buffer as a new array of its declared shape.
-py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs) {
+py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs,
+                         bool check_hazards) {
   std::vector<uint8_t> ddr(k.ddr_bytes(), 0);
   for (auto item : inputs) {
     std::string name = py::cast<std::string>(item.first);
@@ -79,7 +89,9 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
   SimStats s;
   {
     py::gil_scoped_release release;
-    s = simulate_functional(k, t, ddr);
+    SimOptions options;
+    options.check_hazards = check_hazards;
+    s = simulate_functional(k, t, ddr, options);
   }
   py::dict outputs;
   for (const BufferDecl& b : k.buffers) {
@@ -113,6 +125,9 @@ void bind_target(py::module_& m) {
       .def_readonly("compute_queue_depth", &Target::compute_queue_depth)
       .def_readonly("store_queue_depth", &Target::store_queue_depth)
       .def_readonly("token_queue_depth", &Target::token_queue_depth)
+      .def_readonly("fetch_burst_insns", &Target::fetch_burst_insns)
+      .def_readonly("acc_raw_latency_cycles", &Target::acc_raw_latency_cycles)
+      .def_readonly("pad_unit_cycles", &Target::pad_unit_cycles)
       .def_property_readonly("block", &Target::block,
                              "The packed layouts' channel block: the MAC array's side.")
       .def_property_readonly("hash", [](const Target& t) { return target_hash(t); })
@@ -159,6 +174,13 @@ void bind_kernel(py::module_& m) {
       .def_readonly("target_hash", &Kernel::target_hash)
       .def_readonly("buffers", &Kernel::buffers)
       .def_property_readonly("ddr_bytes", &Kernel::ddr_bytes)
+      .def_property_readonly(
+          "work",
+          [](const Kernel& k) -> py::object {
+            if (!k.work) return py::none();
+            return work_dict(*k.work);
+          },
+          "The declared true work (dict: macs, min_ddr_bytes, vector_ops), or None.")
       .def("__len__", [](const Kernel& k) { return k.program.size(); })
       .def("disassemble",
            [](const Kernel& k) {
@@ -218,6 +240,13 @@ void bind_kernel(py::module_& m) {
            py::arg("src"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point"),
            py::arg("deps") = 0)
       .def("sync", &A::sync, py::arg("queue"), py::arg("deps"))
+      .def(
+          "declare_work",
+          [](A& a, uint64_t macs, uint64_t min_ddr_bytes, uint64_t vector_ops) {
+            a.declare_work(Work{macs, min_ddr_bytes, vector_ops});
+          },
+          py::arg("macs"), py::arg("min_ddr_bytes"), py::arg("vector_ops"),
+          "Declares the true work of what the kernel computes (its roofline bound).")
       .def("finish", &A::finish, py::arg("deps") = 0)
       .def("kernel", &A::kernel)
       .def("__len__", &A::size);
@@ -236,7 +265,8 @@ void bind_simulator(py::module_& m) {
       },
       py::arg("kernel"), py::arg("target"), "Timing mode: statistics as a dict.");
   m.def("simulate_functional", &run_functional, py::arg("kernel"), py::arg("target"),
-        py::arg("inputs"), "Functional mode: (outputs dict of arrays, statistics dict).");
+        py::arg("inputs"), py::arg("check_hazards") = true,
+        "Functional mode: (outputs dict of arrays, statistics dict).");
 
   py::class_<RooflineBound>(m, "RooflineBound")
       .def_readonly("macs", &RooflineBound::macs)
@@ -245,9 +275,12 @@ void bind_simulator(py::module_& m) {
       .def_readonly("mac_cycles", &RooflineBound::mac_cycles)
       .def_readonly("ddr_cycles", &RooflineBound::ddr_cycles)
       .def_readonly("vector_cycles", &RooflineBound::vector_cycles)
-      .def_readonly("cycles", &RooflineBound::cycles);
+      .def_readonly("cycles", &RooflineBound::cycles)
+      .def_property_readonly("limited_by", &RooflineBound::limited_by);
   m.def("roofline_bound", py::overload_cast<const Kernel&, const Target&>(&roofline_bound),
-        py::arg("kernel"), py::arg("target"));
+        py::arg("kernel"), py::arg("target"), "The bound of the kernel's declared true work.");
+  m.def("kernel_roofline_bound", &kernel_roofline_bound, py::arg("kernel"), py::arg("target"),
+        "The bound of the kernel's own instructions and buffers.");
   m.def("roofline_bound_of",
         py::overload_cast<const Target&, uint64_t, uint64_t, uint64_t>(&roofline_bound),
         py::arg("target"), py::arg("macs"), py::arg("min_ddr_bytes"), py::arg("vector_ops"));

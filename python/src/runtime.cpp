@@ -65,6 +65,17 @@ NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
 void bind_runtime(py::module_& m) {
   py::class_<LoweredFunc>(m, "LoweredFunc")
       .def_property_readonly("name", [](const LoweredFunc& f) { return f.name; })
+      .def_property_readonly(
+          "work",
+          [](const LoweredFunc& f) -> py::object {
+            if (!f.work) return py::none();
+            py::dict d;
+            d["macs"] = f.work->macs;
+            d["min_ddr_bytes"] = f.work->min_ddr_bytes;
+            d["vector_ops"] = f.work->vector_ops;
+            return d;
+          },
+          "The true work of what the function computes (dict), for roofline figures.")
       .def("__str__", [](const LoweredFunc& f) { return to_string(f); });
 
   py::class_<NDArray>(m, "NDArray", py::buffer_protocol())

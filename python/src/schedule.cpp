@@ -140,6 +140,14 @@ void bind_schedule(py::module_& m) {
       },
       py::arg("target") = py::none(),
       "The GEMM intrinsic of the target's MAC array (npu-v1 default).");
+  m.def(
+      "npu_vmac_intrin",
+      [](const std::optional<npu::Target>& target) {
+        return std::const_pointer_cast<TensorIntrinNode>(
+            npu_vmac_intrin(npu_target_or_default(target)));
+      },
+      py::arg("target") = py::none(),
+      "The vector unit's per-lane multiply-accumulate intrinsic (npu-v1 default).");
 
   m.def("create_schedule", [](const py::object& ops) {
     std::vector<Operation> outs;

@@ -214,7 +214,10 @@ void bind_te(py::module_& m) {
       py::arg("dom"), py::arg("name") = "rv");
 
   te.def("_compute", [](const std::vector<int64_t>& shape, const py::function& f,
-                        const std::string& name, const std::vector<std::string>& axis_names) {
+                        const std::string& name, const std::vector<std::string>& axis_names,
+                        const std::optional<std::tuple<uint64_t, uint64_t, uint64_t>>& work) {
+    std::optional<Work> true_work;
+    if (work) true_work = Work{std::get<0>(*work), std::get<1>(*work), std::get<2>(*work)};
     return compute(
         shape,
         [&](const std::vector<Var>& vars) {
@@ -223,7 +226,7 @@ void bind_te(py::module_& m) {
             args[i] = py::cast(static_cast<const Expr&>(vars[i]));
           return to_expr(f(*args));
         },
-        name, axis_names);
+        name, axis_names, true_work);
   });
 
   auto reduction = [](ReduceKind k) {

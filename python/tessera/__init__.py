@@ -14,8 +14,9 @@ A target is "c", "npu" (the built-in npu-v1) or an NPU description:
 
 The NPU operator library: tessera.npu_ops (dense, conv2d, conv2d_im2col, depthwise_conv2d,
 max_pool2d, add; each takes target= and knob overrides), built from the tunable templates of
-tessera.autotune (tasks, config spaces, configs, measurement); its layouts: tessera.npu_layout
-(taking the target); the MAC-array intrinsic for tensorize: tessera.npu_gemm_intrin(target).
+tessera.autotune (NpuTask: config spaces, defaults, measurement); its layouts: tessera.npu_layout
+(taking the target); the intrinsics for tensorize: tessera.npu_gemm_intrin(target) (the MAC
+array), tessera.npu_vmac_intrin(target) (the vector unit's per-lane multiply-accumulate).
 """
 import os as _os
 
@@ -27,13 +28,11 @@ __path__.append(_os.path.join(
 
 from . import _tessera  # noqa: E402
 from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerError, TargetError,
-                       KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError,
-                       ConfigError)
+                       KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
-from ._tessera import npu_gemm_intrin, TensorIntrin
+from ._tessera import npu_gemm_intrin, npu_vmac_intrin, TensorIntrin
 from . import te, nd, npu, npu_layout, autotune, npu_ops
 
-__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
-           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
+__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "npu_vmac_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
-           "RuntimeError", "InternalError", "ConfigError"]
+           "RuntimeError", "InternalError"]

@@ -7,7 +7,7 @@ A thin layer over the C++ runtime (runtime/npu); docs/npu_isa.md is the referenc
     k = npu.load_kernel("gemm.tnpu")
     outputs, stats = npu.run(k, {"A": a, "W": w})     # functional: numpy in, numpy out
     stats = npu.run_timing(k)                          # timing: no data
-    print(stats["cycles"], npu.achieved_over_bound(k, stats["cycles"]))
+    print(stats["cycles"], npu.achieved_over_bound(k, stats["cycles"]))  # against its true work
 
 Every function takes an optional target (default: the built-in npu-v1).
 """
@@ -32,7 +32,7 @@ load_target = _npu.load_target
 parse_target = _npu.parse_target
 load_kernel = _npu.load_kernel
 build_npu = _npu.build_npu
-load_npu_module = _npu.load_npu_module
+load_npu_module = _npu.load_npu_module  # a saved NpuModule (kernel file) for a target
 kernel_from_bytes = _npu.kernel_from_bytes
 
 
@@ -40,26 +40,36 @@ def _target(target):
     return _npu.default_target() if target is None else target
 
 
-def run(kernel, inputs, target=None):
+def run(kernel, inputs, target=None, check_hazards=True):
     """Runs `kernel` in functional mode.
 
     inputs: dict buffer name -> numpy array with the buffer's exact shape and dtype (int8/int32).
     Returns (outputs, stats): outputs maps each output buffer's name to a new numpy array; stats is
-    the statistics dict of run_timing (same schedule, same numbers).
+    the statistics dict of run_timing (same schedule, same numbers). Data moves in the order the
+    timing model runs instructions; with check_hazards (the default) two queues touching the same
+    range without a token or queue order between them is a SimulationError naming both.
     """
-    return _npu.simulate_functional(kernel, _target(target), dict(inputs))
+    return _npu.simulate_functional(kernel, _target(target), dict(inputs), check_hazards)
 
 
 def run_timing(kernel, target=None):
     """Runs `kernel` in timing mode (no data) and returns its statistics dict: cycles, units
     (load/compute/store: busy_cycles, stalled_cycles, insns), ddr_bytes_read/written,
-    ddr_port_busy_cycles, sram/acc_peak_bytes, insn_count per opcode, macs, vector_ops."""
+    ddr_port_busy_cycles, ddr_bytes_fetched, sram/acc_peak_bytes, insn_count per opcode, macs,
+    vector_ops."""
     return _npu.simulate_timing(kernel, _target(target))
 
 
 def roofline(kernel, target=None):
-    """The kernel's roofline bound (RooflineBound: cycles and its three components)."""
+    """The roofline bound of the kernel's true work (RooflineBound: cycles, its three components,
+    limited_by): the work the compiler (or Assembler.declare_work) stamped into it, at the
+    operator's logical shape. An ArgumentError when the kernel declares none."""
     return _npu.roofline_bound(kernel, _target(target))
+
+
+def kernel_roofline(kernel, target=None):
+    """The roofline bound of the kernel's own instructions and buffers (padded work counts)."""
+    return _npu.kernel_roofline_bound(kernel, _target(target))
 
 
 def roofline_of(macs, min_ddr_bytes, vector_ops, target=None):
@@ -68,5 +78,5 @@ def roofline_of(macs, min_ddr_bytes, vector_ops, target=None):
 
 
 def achieved_over_bound(kernel, cycles, target=None):
-    """Measured cycles over the kernel's roofline bound (>= 1; 1 is the physical limit)."""
+    """Measured cycles over the kernel's true-work roofline bound (1 is the physical limit)."""
     return _npu.achieved_over_bound(cycles, roofline(kernel, target))

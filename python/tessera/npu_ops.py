@@ -6,14 +6,14 @@ domain. `target` is an npu.Target (None: npu-v1). Each returns an NpuOp (.name, 
 for tessera.build(op.schedule, op.args, target=target).
 """
 from ._tessera.npu_ops import NpuOp  # noqa: F401
-from .autotune import Task
+from .autotune import NpuTask
 
 
 def _op(template, args, knobs, target):
-    task = Task(template, args, target)
+    task = NpuTask(template, args, target)
     config = task.default_config()
     if knobs:
-        values = config.values
+        values = task.values(config)
         values.update(knobs)
         config = task.config_from_json(values)
     return task.build(config)
@@ -47,13 +47,16 @@ def conv2d_im2col(C, H, W, K, R, S, stride, pad, multiplier, shift, zero_point=0
 
 
 def depthwise_conv2d(C, H, W, R, S, stride, pad, multiplier, shift, zero_point=0, relu=False,
-                     target=None, **knobs):
-    """Depthwise conv2d: X [C/B, H, W, B], W [C/B, R, S, B, B] (pack_depthwise_weight_diagonal).
-    Knobs: tile_cb, tile_oh, tile_ow, order (of "cb", "oh", "ow"), db_input, db_weights,
-    db_output."""
+                     mapping="vector_mac", target=None, **knobs):
+    """Depthwise conv2d: X [C/B, H, W, B] -> Y [C/B, OH, OW, B]. mapping "vector_mac": the vector
+    unit's multiply-accumulate, weights [C/B, R, S, B] (npu_layout.pack_depthwise_weight);
+    "diagonal_gemm": the MAC array with diagonal weight tiles [C/B, R, S, B, B]
+    (pack_depthwise_weight_diagonal). Knobs: tile_cb, tile_oh, tile_ow, order (of "cb", "oh",
+    "ow"), db_input, db_weights, db_output."""
     return _op("depthwise_conv2d", dict(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad,
                                         multiplier=multiplier, shift=shift,
-                                        zero_point=zero_point, relu=relu), knobs, target)
+                                        zero_point=zero_point, relu=relu, mapping=mapping),
+               knobs, target)
 
 
 def max_pool2d(C, H, W, R, S, stride, pad=0, target=None, **knobs):

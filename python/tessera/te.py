@@ -17,6 +17,7 @@ from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
                           const, cast, requantize)
 from ._tessera import te as _te
+from ._tessera import ExprError as _ExprError
 
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
@@ -24,10 +25,13 @@ __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis
            "floordiv", "floormod", "requantize"]
 
 
-def compute(shape, fcompute, name="compute"):
+def compute(shape, fcompute, name="compute", true_work=None):
     """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
 
-    The axes are named after fcompute's parameters, as in TVM."""
+    The axes are named after fcompute's parameters, as in TVM. `true_work`, a dict with macs,
+    min_ddr_bytes and vector_ops, declares the work of computing this tensor at the operator's
+    logical shape (for an operator written in a padded layout); NPU roofline figures use it
+    instead of the work computed from the expression."""
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(int(s) for s in shape)
@@ -37,7 +41,15 @@ def compute(shape, fcompute, name="compute"):
     except (TypeError, ValueError):
         params = []
     names = params if len(params) == len(shape) else []
-    return _te._compute(list(shape), fcompute, name, names)
+    work = None
+    if true_work is not None:
+        unknown = set(true_work) - {"macs", "min_ddr_bytes", "vector_ops"}
+        if unknown:
+            raise _ExprError(f"compute '{name}': true_work has unknown keys {sorted(unknown)}; "
+                             "it takes macs, min_ddr_bytes and vector_ops")
+        work = (int(true_work.get("macs", 0)), int(true_work.get("min_ddr_bytes", 0)),
+                int(true_work.get("vector_ops", 0)))
+    return _te._compute(list(shape), fcompute, name, names, work)
 
 
 def _axes(axis):

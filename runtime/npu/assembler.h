@@ -67,6 +67,8 @@ class Assembler {
   void requantize(uint16_t ext0, uint16_t ext1, Operand dst, Operand src, int32_t multiplier,
                   uint8_t shift, int8_t zero_point, unsigned deps = 0);
   void sync(Queue queue, unsigned deps);
+  // Declares the true work of what the kernel computes (its roofline is measured against it).
+  void declare_work(const Work& work) { kernel_.work = work; }
   void emit(const Insn& insn);  // any instruction as is, e.g. a deliberately bad one
 
   // Appends finish and returns the kernel, stamped with the target's name and hash.

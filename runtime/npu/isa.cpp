@@ -67,6 +67,8 @@ const char* vec_op_name(VecOp op) {
       return "clip";
     case VecOp::kRequantize:
       return "requantize";
+    case VecOp::kMac:
+      return "mac";
   }
   return "unknown";
 }

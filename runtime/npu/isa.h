@@ -38,8 +38,9 @@ enum class VecOp : uint8_t {
   kShr = 6,         // rounding arithmetic shift right; operand = shift amount
   kClip = 7,        // clamp to [imm, imm_hi]
   kRequantize = 8,  // int32 -> int8: ((x * imm) >>r shift) + zero_point, saturated
+  kMac = 9,         // dst (accumulator) += src * operand, wrapping modulo 2^32 like the MAC array
 };
-constexpr int kNumVecOps = 9;
+constexpr int kNumVecOps = 10;
 
 // Dependency tokens (as in VTA). "prev"/"next" are the neighbouring queues in the order
 // load -> compute -> store. Pops happen before the instruction starts, pushes after it completes.

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/base/dtype.h"
+#include "runtime/base/work.h"
 #include "runtime/npu/isa.h"
 #include "runtime/npu/target.h"
 
@@ -36,6 +38,10 @@ struct Kernel {
   uint64_t target_hash = 0;
   std::vector<BufferDecl> buffers;
   std::vector<Insn> program;
+  // The true work of the operator the kernel computes (runtime/base/work.h), when its builder
+  // declared it: the compiler always does, the assembler on request (Assembler::declare_work).
+  // The roofline bound is measured against it (roofline.h).
+  std::optional<Work> work;
 
   // Size of the kernel's DDR space: the end of the last buffer.
   uint64_t ddr_bytes() const;

@@ -102,6 +102,11 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
     for (int64_t e : b.shape) w.put<int64_t>(e);
     w.put<uint64_t>(b.ddr_offset);
   }
+  w.put<uint32_t>(k.work ? 1 : 0);
+  Work work = k.work.value_or(Work{});
+  w.put<uint64_t>(work.macs);
+  w.put<uint64_t>(work.min_ddr_bytes);
+  w.put<uint64_t>(work.vector_ops);
   w.put<uint32_t>(static_cast<uint32_t>(k.program.size()));
   for (const Insn& insn : k.program) {
     EncodedInsn e = encode(insn);
@@ -141,7 +146,8 @@ Kernel parse_kernel(const uint8_t* data, size_t size, const std::string& source)
     auto dtype = body.get<uint8_t>("buffer dtype");
     auto role = body.get<uint8_t>("buffer role");
     auto rank = body.get<uint8_t>("buffer rank");
-    if (dtype != kDtypeCodeInt8 && dtype != kDtypeCodeInt32) body.fail(str("buffer '", b.name, "' has unknown dtype code ", int(dtype)));
+    if (dtype != kDtypeCodeInt8 && dtype != kDtypeCodeInt32)
+      body.fail(str("buffer '", b.name, "' has unknown dtype code ", int(dtype)));
     if (role > 2) body.fail(str("buffer '", b.name, "' has unknown role code ", int(role)));
     if (rank < 1 || rank > 8)
       body.fail(str("buffer '", b.name, "' has rank ", int(rank), " (1 to 8)"));
@@ -153,6 +159,16 @@ Kernel parse_kernel(const uint8_t* data, size_t size, const std::string& source)
     k.buffers.push_back(std::move(b));
   }
   check_buffers(k, str("kernel file '", source, "'"));
+  auto work_flag = body.get<uint32_t>("work flag");
+  if (work_flag > 1) body.fail(str("work flag ", work_flag, " is not 0 (none) or 1 (declared)"));
+  Work work;
+  work.macs = body.get<uint64_t>("work MACs");
+  work.min_ddr_bytes = body.get<uint64_t>("work DDR bytes");
+  work.vector_ops = body.get<uint64_t>("work vector ops");
+  if (work_flag == 1)
+    k.work = work;
+  else if (work != Work{})
+    body.fail("the work figures are nonzero but the work flag says none is declared");
   auto ninsn = body.get<uint32_t>("instruction count");
   if (static_cast<uint64_t>(ninsn) * kInsnBytes != body.remaining())
     body.fail(str("instruction count ", ninsn, " needs ", uint64_t(ninsn) * kInsnBytes,

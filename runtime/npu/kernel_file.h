@@ -4,6 +4,8 @@
 //   | u16 length + kernel name | u16 length + target name
 //   | u32 buffer count | per buffer: u16 length + name, u8 dtype, u8 role, u8 rank, u8 0,
 //                                   rank x i64 extents, u64 DDR offset
+//   | u32 work flag (0 none, 1 declared) | u64 MACs, u64 minimum DDR bytes, u64 vector ops
+//     (the kernel's true work, Kernel::work; all 0 when none is declared)
 //   | u32 instruction count | instructions, 32 bytes each (encoding.h)
 //   | u64 FNV-1a 64 checksum of every preceding byte
 //
@@ -20,7 +22,8 @@
 
 namespace tessera::npu {
 
-constexpr uint32_t kKernelFormatVersion = 1;
+// Version 2 added the true work after the buffer table; version 1 files are refused by name.
+constexpr uint32_t kKernelFormatVersion = 2;
 constexpr char kKernelMagic[8] = {'T', 'S', 'R', 'N', 'P', 'U', 'K', 'F'};
 
 std::vector<uint8_t> serialize_kernel(const Kernel& kernel);

@@ -18,6 +18,38 @@ uint64_t last_addr(const Affine& a, uint16_t ext0, uint16_t ext1) {
   return uint64_t(a.base) + uint64_t(a.stride0) * (ext0 - 1) + uint64_t(a.stride1) * (ext1 - 1);
 }
 
+uint64_t gcd(uint64_t a, uint64_t b) { return b == 0 ? a : gcd(b, a % b); }
+
+// The cycles of a GEMM's steps, fixed cost excluded (docs/npu_isa.md section 6): one step per
+// cycle, except that an accumulating step whose row was written by an earlier step of the same
+// instruction issues no sooner than `latency` cycles after that step. Step k (i0-major) issues at
+//   t(k) = max(t(k-1) + 1, t(prev(k)) + latency),   prev(k) = last earlier step on k's row,
+// and the steps take t(last) + 1 cycles. Closed forms for the patterns compilers emit; the step
+// recurrence (linear in steps) only for strides whose rows repeat at a distance.
+uint64_t gemm_step_cycles(const Gemm& g, uint64_t latency) {
+  const uint64_t e0 = g.ext0, e1 = g.ext1, steps = e0 * e1;
+  if (g.reset || latency <= 1) return steps;  // a reset step reads no accumulator row
+  // Strides of a loop with one iteration do not move the row.
+  const uint64_t s0 = e0 > 1 ? g.acc.stride0 : 0, s1 = e1 > 1 ? g.acc.stride1 : 0;
+  if (s0 == 0 && s1 == 0) return 1 + (steps - 1) * latency;   // one row throughout
+  if (s1 == 0) return e0 * (1 + (e1 - 1) * latency);          // inner loop on one row
+  if (s0 == 0) return (e0 - 1) * std::max(e1, latency) + e1;  // rows repeat per i0
+  if (s0 > s1 * (e1 - 1)) return steps;                       // every row is new
+  // Row(i0, i1) = row(i0 - a, i1 + b) with a = s1/g, b = s0/g: the last earlier step on the same
+  // row is d = a*e1 - b steps back when i0 >= a and i1 + b < e1.
+  const uint64_t gg = gcd(s0, s1), a = s1 / gg, b = s0 / gg, d = a * e1 - b;
+  if (d >= latency) return steps;    // the row is free again by the time it comes back
+  std::vector<uint64_t> ring(d, 0);  // issue times of the last d steps
+  uint64_t t = 0;
+  for (uint64_t i0 = 0, k = 0; i0 < e0; ++i0)
+    for (uint64_t i1 = 0; i1 < e1; ++i1, ++k) {
+      uint64_t issue = k == 0 ? 0 : t + 1;
+      if (i0 >= a && i1 + b < e1) issue = std::max(issue, ring[k % d] + latency);
+      ring[k % d] = t = issue;
+    }
+  return t + 1;
+}
+
 class Checker {
  public:
   Checker(const Kernel& k, const Target& t, PreparedProgram& p)
@@ -66,9 +98,11 @@ class Checker {
                   ") are outside the kernel's DDR space of ", ddr_bytes_, " bytes"));
     op.is_dma = true;
     op.is_store = !load;
-    op.ddr_bytes = uint64_t(d.rows) * d.cols * unit;
-    uint64_t bpc = t_.ddr_bytes_per_cycle;
-    op.cycles = (op.ddr_bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
+    op.ddr_units = uint32_t(d.rows) * d.cols;
+    op.acc_units = d.mem == Mem::kAcc;
+    uint64_t bytes = uint64_t(op.ddr_units) * unit, bpc = t_.ddr_bytes_per_cycle;
+    op.cycles = (bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
+    op.pad_cycles = (total_rows * width - uint64_t(d.rows) * d.cols) * uint64_t(t_.pad_unit_cycles);
   }
 
   void gemm(size_t i, const Gemm& g, PreparedOp& op) {
@@ -77,7 +111,7 @@ class Checker {
     rows(i, Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1, "inp operand");
     rows(i, Mem::kSram, g.wgt.base, last_addr(g.wgt, g.ext0, g.ext1) + t_.mac_out, "wgt operand");
     uint64_t steps = uint64_t(g.ext0) * g.ext1;
-    op.cycles = t_.gemm_fixed_cycles + steps;
+    op.cycles = t_.gemm_fixed_cycles + gemm_step_cycles(g, uint64_t(t_.acc_raw_latency_cycles));
     p_.macs += steps * t_.macs_per_cycle();
   }
 
@@ -93,6 +127,8 @@ class Checker {
       fail(i, str("shift amount ", v.imm, " is out of range [0, 31]"));
     if (v.op == VecOp::kRequantize && v.shift > 62)
       fail(i, str("requantize shift ", int(v.shift), " is out of range [0, 62]"));
+    if (v.op == VecOp::kMac && v.dst_mem != Mem::kAcc)
+      fail(i, "mac accumulates into the accumulator; its destination is in SRAM");
     rows(i, v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1, "dst operand");
     rows(i, v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1, "src operand");
     if (!v.use_imm)

@@ -23,14 +23,18 @@ const char* token_queue_name(int tq);
 
 // What the scheduler needs about one instruction, packed for the hot loop.
 struct PreparedOp {
-  uint64_t cycles = 0;     // compute: whole duration; DMA: cycles holding the DDR port
-  uint64_t ddr_bytes = 0;  // DMA: bytes moved over the DDR port
+  uint64_t cycles = 0;      // compute: whole duration; DMA: cycles holding the DDR port
+  uint64_t pad_cycles = 0;  // load: writing its zero padding after the transfer (not the port)
+  uint32_t ddr_units = 0;   // DMA: rows x cols units moved over the DDR port
   uint8_t queue = 0;
   bool is_dma = false;
   bool is_store = false;
+  bool acc_units = false;  // DMA: a unit is an accumulator row (else an SRAM row)
   uint8_t pops[2] = {kNoTokenQueue, kNoTokenQueue};    // token queues popped before starting
   uint8_t pushes[2] = {kNoTokenQueue, kNoTokenQueue};  // token queues pushed on completion
 };
+
+static_assert(sizeof(PreparedOp) <= 32, "the scheduler's hot loop reads one PreparedOp per step");
 
 struct PreparedProgram {
   std::vector<PreparedOp> ops;

@@ -20,7 +20,26 @@ RooflineBound roofline_bound(const Target& t, uint64_t macs, uint64_t min_ddr_by
   return b;
 }
 
+const char* RooflineBound::limited_by() const {
+  if (cycles == mac_cycles) return "MAC";
+  return cycles == ddr_cycles ? "DDR" : "vector";
+}
+
+RooflineBound roofline_bound(const Target& t, const Work& w) {
+  return roofline_bound(t, w.macs, w.min_ddr_bytes, w.vector_ops);
+}
+
 RooflineBound roofline_bound(const Kernel& kernel, const Target& target) {
+  check_kernel_target(kernel, target);
+  if (!kernel.work)
+    throw ArgumentError(str("kernel '", kernel.name,
+                            "' declares no true work (an assembler kernel needs "
+                            "Assembler::declare_work); kernel_roofline_bound() gives the bound of "
+                            "the kernel's own instructions and buffers"));
+  return roofline_bound(target, *kernel.work);
+}
+
+RooflineBound kernel_roofline_bound(const Kernel& kernel, const Target& target) {
   PreparedProgram p = prepare_program(kernel, target);
   uint64_t bytes = 0;
   for (const BufferDecl& b : kernel.buffers)

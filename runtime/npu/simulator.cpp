@@ -1,9 +1,12 @@
 #include "runtime/npu/simulator.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "runtime/base/error.h"
+#include "runtime/npu/check_hazards.h"
+#include "runtime/npu/encoding.h"
 #include "runtime/npu/execute_insn.h"
 #include "runtime/npu/prepare_program.h"
 
@@ -34,15 +37,22 @@ struct Unit {
 
 // The scheduler. Instructions start in nondecreasing time order (see docs/npu_isa.md, "Timing
 // model"): at each step the unit whose next instruction can start earliest starts it, ties going
-// to load, then compute, then store. An instruction's completion time is fixed when it starts
-// (DDR port requests are granted first-come first-served by ready time, which is start order), so
-// every token push time is known before anyone needs it, and functional mode can apply each
-// instruction's data effect at its start in this same order.
+// to load, then compute, then store; an instruction-fetch burst requested at the same time goes
+// first. An instruction's completion time is fixed when it starts (DDR port requests, fetch bursts
+// included, are granted first-come first-served by ready time, which is start order), so every
+// token push time is known before anyone needs it. Functional mode reads an instruction's sources
+// when it starts and writes its results when it ends: before each start, every result whose end
+// has come is written, in order of end time (then start order).
 template <bool kFunctional>
 class Scheduler {
  public:
-  Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr)
+  Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr,
+            const SimOptions& options)
       : k_(k), t_(t), p_(p), n_(p.ops.size()) {
+    burst_ = uint64_t(t.fetch_burst_insns);
+    sram_unit_ = uint64_t(t.mac_in);
+    acc_unit_ = uint64_t(4 * t.mac_out);
+    fetch_limit_ = burst_ == 0 ? n_ : 0;
     depth_[0] = uint64_t(t.load_queue_depth);
     depth_[1] = uint64_t(t.compute_queue_depth);
     depth_[2] = uint64_t(t.store_queue_depth);
@@ -63,6 +73,7 @@ class Scheduler {
       mem_.acc.assign(size_t(t.acc_bytes / 4), 0);
       mem_.ddr = ddr->data();
       mem_.ddr_size = ddr->size();
+      if (options.check_hazards) checker_.emplace(k, t, p);
     }
   }
 
@@ -73,16 +84,25 @@ class Scheduler {
     // So only the unit that just started and units still blocked are recomputed.
     uint64_t cand[kNumQueues];
     for (int u = 0; u < kNumQueues; ++u) cand[u] = candidate(u);
-    for (size_t done = 0; done < n_; ++done) {
+    for (size_t done = 0; done < n_;) {
       int unit = 0;
       if (cand[1] < cand[unit]) unit = 1;
       if (cand[2] < cand[unit]) unit = 2;
+      uint64_t f = fetch_candidate();
+      if (f != kNever && f <= cand[unit]) {
+        fetch_burst(f);
+        for (int u = 0; u < kNumQueues; ++u)
+          if (cand[u] == kNever) cand[u] = candidate(u);
+        continue;
+      }
       if (cand[unit] == kNever) report_deadlock();
       start(unit, cand[unit]);
+      ++done;
       if (unit == fetch_wait_) advance_fetch();
       for (int u = 0; u < kNumQueues; ++u)
         if (u == unit || cand[u] == kNever) cand[u] = candidate(u);
     }
+    if (kFunctional) commit_due(kNever);
     for (int q = 0; q < kNumTokenQueues; ++q) {
       const TokenQueue& tq = tokens_[q];
       size_t k = tq.popped + size_t(t_.token_queue_depth);
@@ -120,10 +140,13 @@ class Scheduler {
     const PreparedOp& op = p_.ops[i];
     UnitStats& st = stats_.units[u];
     st.stalled_cycles += t - std::max(s.free_at, s.dispatch[s.pos]);
-    for (uint8_t q : op.pops) {
+    uint32_t pushers[2] = {HazardChecker::kNoPusher, HazardChecker::kNoPusher};
+    for (int n = 0; n < 2; ++n) {
+      uint8_t q = op.pops[n];
       if (q == kNoTokenQueue) break;
       TokenQueue& tq = tokens_[q];
       size_t j = tq.popped++;
+      pushers[n] = tq.pusher[j];
       tq.pop_time[j] = t;
       size_t k = j + size_t(t_.token_queue_depth);  // the push that needed this pop to have room
       if (k < tq.pushed && tq.push_time[k] < t) overflow(q, k);
@@ -133,11 +156,12 @@ class Scheduler {
       uint64_t ready = t + uint64_t(t_.dma_fixed_cycles);
       uint64_t xfer = std::max(ready, port_free_);
       port_free_ = xfer + op.cycles;
-      end = port_free_;
+      end = port_free_ + op.pad_cycles;  // zero padding is written after the transfer
       st.stalled_cycles += xfer - ready;
       st.busy_cycles += end - t - (xfer - ready);
       stats_.ddr_port_busy_cycles += op.cycles;
-      (op.is_store ? stats_.ddr_bytes_written : stats_.ddr_bytes_read) += op.ddr_bytes;
+      (op.is_store ? stats_.ddr_bytes_written : stats_.ddr_bytes_read) +=
+          uint64_t(op.ddr_units) * (op.acc_units ? acc_unit_ : sram_unit_);
     } else {
       end = t + op.cycles;
       st.busy_cycles += op.cycles;
@@ -158,14 +182,57 @@ class Scheduler {
     st.insns++;
     stats_.cycles = std::max(stats_.cycles, end);
     now_ = t;
-    if (kFunctional) execute_insn(k_.program[i], t_, mem_);
+    if (kFunctional) {
+      if (checker_) checker_->on_start(i, pushers);
+      commit_due(t);
+      begin_insn(k_.program[i], t_, mem_, pending_[u]);
+      pending_end_[u] = end;
+      pending_seq_[u] = seq_++;
+    }
+  }
+
+  // Writes every pending result whose instruction has ended by `t`, in order of end, then start.
+  void commit_due(uint64_t t) {
+    for (;;) {
+      int best = -1;
+      for (int u = 0; u < kNumQueues; ++u) {
+        if (pending_[u].dest == PendingWrites::Dest::kNone || pending_end_[u] > t) continue;
+        if (best < 0 || pending_end_[u] < pending_end_[best] ||
+            (pending_end_[u] == pending_end_[best] && pending_seq_[u] < pending_seq_[best]))
+          best = u;
+      }
+      if (best < 0) return;
+      commit_insn(pending_[best], mem_);
+    }
+  }
+
+  // The next instruction-fetch burst can be requested once every instruction of the previous one
+  // is dispatched (the fetcher drains its buffer first, as VTA's does), at that dispatch time.
+  uint64_t fetch_candidate() const {
+    if (fetch_limit_ == n_ || fetch_ < fetch_limit_) return kNever;
+    return fetch_time_;
+  }
+
+  // A burst of instructions read over the DDR port like a DMA: request latency, then the port.
+  void fetch_burst(uint64_t t) {
+    uint64_t count = std::min<uint64_t>(burst_, n_ - fetch_limit_);
+    uint64_t bytes = count * kInsnBytes, bpc = uint64_t(t_.ddr_bytes_per_cycle);
+    uint64_t xfer = std::max(t + uint64_t(t_.dma_fixed_cycles), port_free_);
+    uint64_t cycles = (bytes + bpc - 1) / bpc + uint64_t(t_.dma_row_cycles);
+    port_free_ = xfer + cycles;
+    stats_.ddr_port_busy_cycles += cycles;
+    stats_.ddr_bytes_fetched += bytes;
+    fetch_limit_ += count;
+    fetch_time_ = std::max(fetch_time_, port_free_);
+    now_ = fetch_time_;  // its instructions are dispatched from then on
+    advance_fetch();
   }
 
   // The fetcher dispatches instructions in program order, taking no time, and stops while the
   // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
   // Only a completion in the queue it waits on (fetch_wait_) can restart it.
   void advance_fetch() {
-    while (fetch_ < n_) {
+    while (fetch_ < fetch_limit_) {
       int q = p_.ops[fetch_].queue;
       Unit& s = units_[q];
       uint64_t t = fetch_time_;
@@ -227,8 +294,16 @@ class Scheduler {
   uint64_t fetch_time_ = 0;
   uint64_t port_free_ = 0;
   uint64_t now_ = 0;
+  uint64_t burst_ = 0;                     // instructions per fetch burst; 0: fetch takes no time
+  uint64_t sram_unit_ = 0, acc_unit_ = 0;  // bytes of a DMA unit
+  size_t fetch_limit_ = 0;                 // instructions [0, fetch_limit_) have arrived on chip
   SimStats stats_;
   Memories mem_;
+  PendingWrites pending_[kNumQueues];  // functional: each unit's results until its end
+  uint64_t pending_end_[kNumQueues] = {0, 0, 0};
+  uint64_t pending_seq_[kNumQueues] = {0, 0, 0};
+  uint64_t seq_ = 0;
+  std::optional<HazardChecker> checker_;
 };
 
 }  // namespace
@@ -244,12 +319,12 @@ SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
   PreparedProgram prepared = prepare_program(kernel, target);
   if (mode == SimMode::kTiming) {
     if (ddr != nullptr) throw ArgumentError("timing mode takes no DDR image; pass nullptr");
-    return Scheduler<false>(kernel, target, prepared, nullptr).run();
+    return Scheduler<false>(kernel, target, prepared, nullptr, options).run();
   }
   if (ddr == nullptr || ddr->size() != kernel.ddr_bytes())
     throw ArgumentError(str("kernel '", kernel.name, "': functional mode needs a DDR image of ",
                             kernel.ddr_bytes(), " bytes, got ", ddr ? ddr->size() : 0));
-  return Scheduler<true>(kernel, target, prepared, ddr).run();
+  return Scheduler<true>(kernel, target, prepared, ddr, options).run();
 }
 
 }  // namespace tessera::npu

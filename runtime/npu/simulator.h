@@ -3,7 +3,11 @@
 //   timing:     no data; event-driven over the three queues (load, compute, store), which run in
 //               parallel, ordered only by dependency tokens and the fetcher; load and store share
 //               the DDR port. Deterministic: the same kernel gives the same cycles on every run.
-//   functional: the same schedule, and each instruction also moves/computes real data, bit-exact.
+//   functional: the same schedule, and each instruction also moves/computes real data, bit-exact:
+//               it reads its sources when it starts and writes its results when it ends, so data
+//               moves in the order the timing model runs instructions. The hazard check (on by
+//               default) reports any access two queues make to the same range without a token or
+//               queue order between them (check_hazards.h), so a missing token is an error.
 //
 // Both modes first run prepare_program() (static checks) and then the same scheduler, so they
 // raise the same errors and report the same statistics. Every rule is in docs/npu_isa.md.
@@ -29,12 +33,13 @@ struct UnitStats {
 };
 
 struct SimStats {
-  uint64_t cycles = 0;             // when the last instruction of any queue completes
-  std::array<UnitStats, 3> units;  // indexed by Queue: load, compute, store
-  uint64_t ddr_port_busy_cycles = 0;
-  uint64_t ddr_bytes_read = 0;
-  uint64_t ddr_bytes_written = 0;
-  uint64_t sram_peak_bytes = 0;  // high-water mark: (highest SRAM row touched + 1) x row bytes
+  uint64_t cycles = 0;                // when the last instruction of any queue completes
+  std::array<UnitStats, 3> units;     // indexed by Queue: load, compute, store
+  uint64_t ddr_port_busy_cycles = 0;  // DMA transfers and instruction-fetch bursts
+  uint64_t ddr_bytes_read = 0;        // by loads
+  uint64_t ddr_bytes_written = 0;     // by stores
+  uint64_t ddr_bytes_fetched = 0;  // instructions read by the fetcher (Target::fetch_burst_insns)
+  uint64_t sram_peak_bytes = 0;    // high-water mark: (highest SRAM row touched + 1) x row bytes
   uint64_t acc_peak_bytes = 0;
   std::array<uint64_t, kNumOpcodes> insn_count{};  // indexed by opcode value
   uint64_t macs = 0;
@@ -47,7 +52,11 @@ struct SimStats {
 
 // How a simulation runs, beyond its mode. The defaults are what every caller wants unless it says
 // otherwise.
-struct SimOptions {};
+struct SimOptions {
+  // Functional mode: report races between queues (check_hazards.h) as a SimulationError. Timing
+  // mode moves no data and ignores it.
+  bool check_hazards = true;
+};
 
 // `ddr` is the kernel's DDR space (kernel.ddr_bytes() bytes, laid out by its buffer table); it is
 // read and written in functional mode and must be null in timing mode.

@@ -43,6 +43,12 @@ const IntField kIntFields[] = {
     {"compute_queue_depth", &Target::compute_queue_depth, 1, 65536, "compute queue depth"},
     {"store_queue_depth", &Target::store_queue_depth, 1, 65536, "store instruction queue depth"},
     {"token_queue_depth", &Target::token_queue_depth, 1, 65536, "dependency-token queue depth"},
+    {"fetch_burst_insns", &Target::fetch_burst_insns, 0, 65536,
+     "instructions per instruction-fetch burst over the DDR port (0: fetch is free)"},
+    {"acc_raw_latency_cycles", &Target::acc_raw_latency_cycles, 0, 1024,
+     "accumulator read-after-write latency between GEMM steps"},
+    {"pad_unit_cycles", &Target::pad_unit_cycles, 0, 1000000,
+     "load-unit cycles per zero-padding unit written on chip"},
 };
 
 std::string where(const std::string& source) { return str("target description '", source, "'"); }

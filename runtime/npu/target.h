@@ -35,6 +35,11 @@ struct Target {
   int64_t compute_queue_depth = 0;
   int64_t store_queue_depth = 0;
   int64_t token_queue_depth = 0;  // dependency-token queues: pushing onto a full one is an error
+  // Fidelity costs (docs/npu_isa.md section 6, each with the public design its default is from).
+  // 0 turns a cost off.
+  int64_t fetch_burst_insns = 0;       // instructions fetched per DDR burst (shared port); 0: free
+  int64_t acc_raw_latency_cycles = 0;  // a GEMM step's accumulator row is readable this much later
+  int64_t pad_unit_cycles = 0;         // load-unit cycles per zero unit written for padding
 
   // The channel block of the packed layouts (NCHWc{block}) and the elements of one on-chip row:
   // mac_in (= mac_out).

@@ -10,6 +10,8 @@
 #include "runtime/npu/kernel_file.h"
 
 using namespace tessera::npu;
+using tessera::DType;
+using tessera::Work;
 
 namespace {
 
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   a.requantize(4, 1, sram(200, 1), acc(0, 1), 12345, 14, -2, kPushNext);
   a.store(Mem::kAcc, 0, 1, y, 64, 4, 1, kPopPrev | kPushPrev);
   a.sync(Queue::kLoad, kPopNext);
+  a.declare_work(Work{4 * 4 * 256, 4 * 64 + 4 * 64, 4 * 16});
   write(dir + "/pipeline.tnpu", serialize_kernel(a.finish(kPopNext)));
 
   Assembler b(t, "tiny");

@@ -37,15 +37,16 @@ ALLOWED_LINES = {
     ("runtime/npu/target.cpp", "256 * kMiB"): "the largest memory a description may declare",
     ("runtime/npu/target.cpp", "1, 65536,"): "the deepest queue a description may declare",
     ("runtime/npu/execute_insn.cpp", "case 16:"): "the simulator's compile-time array sizes",
-    ("runtime/npu/execute_insn.cpp", "gemm_loop<16>"): "the simulator's compile-time array sizes",
+    ("runtime/npu/execute_insn.cpp", "gemm<16>"): "the simulator's compile-time array sizes",
+    ("runtime/npu/target.cpp", "0, 65536,"): "the longest fetch burst a description may declare",
     ("codegen/c/codegen_c.h", "16 KiB"): "the C backend's stack-allocation limit",
     ("codegen/c/codegen_c.h", "16 * 1024"): "the C backend's stack-allocation limit",
     ("compiler/arith/const_bounds.cpp", "kBudget = 256"): "a simplifier step budget",
     ("compiler/arith/rewrite.h", "% 16"): "an example of a rewrite rule",
-    ("autotune/knob.cpp", "join_limited(o, 16)"): "how many loop names an error message lists",
-    ("autotune/knob.cpp", "join_limited(elements, 16)"): "how many loop names an error message lists",
-    ("autotune/log_record.h", "16 lower-case hex digits"): "the width of a 64-bit hash in hex",
-    ("autotune/tune.h", "int64_t trials = 256;"): "the tuner's default trial budget",
+    ("autotune/knob.cpp", "join_limited("): "how many elements an error message lists",
+    ("autotune/log_record.h", "16 lower-case hex digits"): "the printed width of a 64-bit hash",
+    ("autotune/tune.h", "trials = 256"): "the tuner's default trial count",
+    ("benchmarks/npu_depthwise/run.py", "LAYERS = "): "MobileNet-style layer shapes (channels)",
 }
 
 

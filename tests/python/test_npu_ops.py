@@ -125,14 +125,16 @@ def run_conv2d(x, w, stride, pad, q, target, **params):
     return L.unpack_activation(y, K)
 
 
-def run_depthwise(x, w, stride, pad, q, target, **params):
+def run_depthwise(x, w, stride, pad, q, target, mapping="vector_mac", **params):
     C, H, W = x.shape
     _, R, S = w.shape
     op = ops.depthwise_conv2d(C=C, H=H, W=W, R=R, S=S, stride=stride, pad=pad, **q, **params,
-                              target=target)
+                              mapping=mapping, target=target)
     OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
     y = np.zeros(L.activation_shape(C, OH, OW, target), np.int8)
-    build(op, target)(L.pack_activation(x, target), L.pack_depthwise_weight_diagonal(w, target), y)
+    pack = L.pack_depthwise_weight if mapping == "vector_mac" else \
+        L.pack_depthwise_weight_diagonal
+    build(op, target)(L.pack_activation(x, target), pack(w, target), y)
     return L.unpack_activation(y, C)
 
 
@@ -274,15 +276,16 @@ def test_conv2d_gives_the_same_bits_for_any_tiling(params, target):
 
 # ---- depthwise conv2d ----------------------------------------------------------------------
 
+@pytest.mark.parametrize("mapping", ["vector_mac", "diagonal_gemm"])
 @pytest.mark.parametrize("C,H,W,R,stride,pad", [(20, 9, 9, 3, 1, 1), (16, 10, 7, 3, 2, 1),
                                                 (40, 6, 5, 3, 1, 0), (7, 8, 8, 5, 1, 2)])
 @on_every_target
-def test_depthwise_conv2d_matches_numpy(C, H, W, R, stride, pad, target):
+def test_depthwise_conv2d_matches_numpy(C, H, W, R, stride, pad, mapping, target):
     rng = np.random.default_rng(C + H * W + R + stride)
     x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (C, R, R))
     q = dict(multiplier=MULT, shift=shift_for(R * R), zero_point=1)
     ref = ref_requantize(ref_depthwise(x, w, stride, pad), MULT, q["shift"], 1)
-    assert_bits_equal(run_depthwise(x, w, stride, pad, q, target), ref)
+    assert_bits_equal(run_depthwise(x, w, stride, pad, q, target, mapping), ref)
 
 
 @on_every_target
@@ -296,7 +299,8 @@ def test_depthwise_conv2d_with_relu_fused_into_requantize_matches_numpy(target):
 
 @pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, **NO_DB),
                                     dict(tile_oh=3, tile_cb=2, tile_ow=5, order=["ow", "cb", "oh"]),
-                                    dict(tile_oh=8, tile_cb=2, tile_ow=7, **NO_DB)])
+                                    dict(tile_oh=8, tile_cb=2, tile_ow=7, **NO_DB),
+                                    dict(tile_oh=3, tile_cb=2, tile_ow=4, mapping="diagonal_gemm")])
 @on_every_target
 def test_depthwise_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(19)
@@ -304,6 +308,26 @@ def test_depthwise_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     q = dict(multiplier=MULT, shift=shift_for(9))
     ref = ref_requantize(ref_depthwise(x, w, 1, 1), MULT, q["shift"])
     assert_bits_equal(run_depthwise(x, w, 1, 1, q, target, **params), ref)
+
+
+@on_every_target
+def test_depthwise_vector_mac_beats_the_diagonal_gemm_and_moves_fewer_weight_bytes(target):
+    # Same work per step (a row of B channels per cycle), half the fixed cost per instruction and
+    # weights B times smaller (benchmarks/npu_depthwise reports the figures).
+    stats = {}
+    for mapping in ("vector_mac", "diagonal_gemm"):
+        op = ops.depthwise_conv2d(C=64, H=14, W=14, R=3, S=3, stride=1, pad=1, multiplier=1,
+                                  shift=0, mapping=mapping, target=target)
+        m = build(op, target)
+        stats[mapping] = (m.timing()["cycles"], m.kernel.buffers[1].nbytes)
+    assert stats["vector_mac"][0] < stats["diagonal_gemm"][0], stats
+    assert stats["diagonal_gemm"][1] == target.block * stats["vector_mac"][1]
+
+
+def test_unknown_depthwise_mapping_is_rejected_listing_the_mappings():
+    with pytest.raises(tessera.ArgumentError, match=r"depthwise_conv2d: argument 'mapping' = \"simd\" is not one of 'vector_mac', 'diagonal_gemm'"):
+        ops.depthwise_conv2d(C=16, H=4, W=4, R=3, S=3, stride=1, pad=1, multiplier=1, shift=0,
+                             mapping="simd")
 
 
 # ---- max pooling ---------------------------------------------------------------------------

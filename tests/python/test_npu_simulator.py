@@ -78,18 +78,44 @@ def test_kernel_file_round_trip_and_timing_statistics(tmp_path):
     assert loaded.disassemble()[0] == "load sram[0] stride=4 <- ddr[0] ddr_stride=64 size=64x4"
     t = npu.default_target()
     stats = npu.run_timing(loaded)
+    # The 13 instructions arrive in one fetch burst: request latency, then 32 bytes each over the
+    # DDR port plus one row.
+    fetch = t.dma_fixed_cycles + 13 * 32 // t.ddr_bytes_per_cycle + t.dma_row_cycles
     # Two loads, one after the other in the load queue, each 100 + bytes/16 + rows cycles.
     loads = (t.dma_fixed_cycles + 4096 // 16 + 64) + (t.dma_fixed_cycles + 4096 // 16 + 1)
-    compute = 4 * ((t.gemm_fixed_cycles + 64) + (t.gemm_fixed_cycles + 192)) + (10 + 256)
+    # The accumulating GEMMs step 3 times on each of their 64 rows: the 2 later steps wait for the
+    # accumulator's read-after-write latency.
+    accumulate = t.gemm_fixed_cycles + 64 * (1 + 2 * t.acc_raw_latency_cycles)
+    compute = 4 * ((t.gemm_fixed_cycles + 64) + accumulate) + (10 + 256)
     store = t.dma_fixed_cycles + 4096 // 16 + 64
-    assert stats["cycles"] == loads + compute + store + 0  # finish overlaps the store
+    assert stats["cycles"] == fetch + loads + compute + store + 0  # finish overlaps the store
+    assert stats["ddr_bytes_fetched"] == 13 * 32
     assert stats["insn_count"]["gemm"] == 8
     assert stats["ddr_bytes_read"] == 8192 and stats["ddr_bytes_written"] == 4096
     assert stats["units"]["compute"]["busy_cycles"] == compute + 1
     assert npu.run_timing(loaded) == stats, "deterministic"
-    bound = npu.roofline(loaded)
-    assert bound.cycles == 1024 and bound.ddr_bytes == 3 * 4096
-    assert npu.achieved_over_bound(loaded, stats["cycles"]) == pytest.approx(stats["cycles"] / 1024)
+    own = npu.kernel_roofline(loaded)
+    assert own.cycles == 1024 and own.ddr_bytes == 3 * 4096 and own.limited_by == "MAC"
+    with pytest.raises(tessera.ArgumentError, match="declares no true work"):
+        npu.roofline(loaded)
+
+
+def test_declared_true_work_is_the_bound_and_survives_the_file(tmp_path):
+    """The same GEMM as the kernel of a 64x40 by 40x64 product padded to K = 64."""
+    a = npu.Assembler(npu.default_target(), "padded")
+    a.buffer("A", [64, 64], npu.DType.INT8, npu.BufferRole.INPUT)
+    a.gemm(True, 64, 4, npu.at(0, 1), npu.at(0, 4, 1), npu.at(0))
+    a.declare_work(macs=64 * 40 * 64, min_ddr_bytes=64 * 40 + 40 * 64 + 64 * 64,
+                   vector_ops=64 * 64)
+    path = str(tmp_path / "padded.tnpu")
+    a.finish().save(path)
+    k = npu.load_kernel(path)
+    assert k.work == {"macs": 64 * 40 * 64, "min_ddr_bytes": 64 * 40 + 40 * 64 + 64 * 64,
+                      "vector_ops": 64 * 64}
+    assert npu.roofline(k).cycles == 64 * 40 * 64 / 256
+    assert npu.kernel_roofline(k).macs == 64 * 4 * 256  # its 256 GEMM steps, padded K included
+    cycles = npu.run_timing(k)["cycles"]
+    assert npu.achieved_over_bound(k, cycles) == pytest.approx(cycles / (64 * 40 * 64 / 256))
 
 
 def test_wrong_input_shape_is_an_argument_error_naming_the_buffer():
@@ -143,3 +169,29 @@ def test_zero_padded_3x3_conv_tile_matches_numpy():
         for s in range(3):
             want += np.einsum("hwi,oi->hwo", xp[r:r + H, s:s + W], w[r, s].astype(np.int32))
     np.testing.assert_array_equal(outputs["output"], want)
+
+
+def relu_kernel(with_token):
+    """load -> relu -> store; without the load->compute token the relu may read its input before
+    the DMA has written it."""
+    a = npu.Assembler(npu.default_target(), "relu")
+    X = a.buffer("x", [16, 16], npu.DType.INT8, npu.BufferRole.INPUT)
+    Y = a.buffer("y", [16, 16], npu.DType.INT8, npu.BufferRole.OUTPUT)
+    a.load(npu.Mem.SRAM, 0, 1, X, 16, 16, 1, npu.PUSH_NEXT if with_token else 0)
+    a.relu(16, 1, npu.sram(16, 1), npu.sram(0, 1), npu.PUSH_NEXT | (npu.POP_PREV if with_token else 0))
+    a.store(npu.Mem.SRAM, 16, 1, Y, 16, 16, 1, npu.POP_PREV)
+    return a.finish()
+
+
+def test_a_missing_token_is_a_simulation_error_naming_both_instructions():
+    x = np.random.default_rng(3).integers(-128, 128, (16, 16), dtype=np.int8)
+    out, _ = npu.run(relu_kernel(True), {"x": x})
+    np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+    with pytest.raises(tessera.SimulationError,
+                       match=r"instruction #1 \(vector.relu .*\): hazard: on the compute queue it "
+                             r"reads SRAM rows \[0, 16\), which instruction #0 \(load .*\) on the "
+                             r"load queue writes"):
+        npu.run(relu_kernel(False), {"x": x})
+    # Without the check the data moves in timing order: the relu read zeros.
+    out, _ = npu.run(relu_kernel(False), {"x": x}, check_hazards=False)
+    np.testing.assert_array_equal(out["y"], np.zeros((16, 16), np.int8))

@@ -118,7 +118,7 @@ def test_non_square_array_is_a_target_error_naming_the_fields():
 def test_intrinsic_declared_for_another_array_is_a_target_error():
     X, W, acc, Y = dense_packed()
     s = npu_schedule(X, W, acc, Y)  # tensorized with npu-v1's 16 x 16 intrinsic
-    with pytest.raises(tessera.TargetError, match=r"stage 'acc': tensorize with 'npu.gemm16x16', declared for a 16x16 MAC array, but target 'npu-32x32' has a 32x32 array"):
+    with pytest.raises(tessera.TargetError, match=r"stage 'acc': tensorize with 'npu.gemm16x16', declared for a target whose block \(MAC-array side\) is 16, but target 'npu-32x32' has block 32 \(a 32x32 array\); declare the intrinsic for this target"):
         tessera.lower(s, [X, W, Y], target=T.TARGETS["npu-32x32"])
 
 

@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
       std::cout << "buffer " << b.name << " " << role_name(b.role) << " " << dtype_name(b.dtype)
                 << "[" << shape_text(b) << "] ddr=" << b.ddr_offset << " bytes=" << b.bytes()
                 << "\n";
+    if (k.work)
+      std::cout << "work macs=" << k.work->macs << " min_ddr_bytes=" << k.work->min_ddr_bytes
+                << " vector_ops=" << k.work->vector_ops << "\n";
     for (size_t i = 0; i < k.program.size(); ++i)
       std::cout << "#" << i << ": " << disassemble(k.program[i]) << "\n";
   } catch (const tessera::Error& e) {

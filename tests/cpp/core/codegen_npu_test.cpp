@@ -11,6 +11,7 @@
 
 #include "codegen/npu/build_npu.h"
 #include "runtime/base/error.h"
+#include "runtime/npu/assembler.h"
 #include "runtime/npu/kernel_file.h"
 
 namespace tessera {
@@ -24,54 +25,27 @@ Stmt loop(const Var& v, int64_t min, int64_t extent, Stmt body) {
 
 Stmt dma(bool load, Buffer chip, Expr chip_row, int64_t chip_stride, Buffer ddr, Expr ddr_offset,
          int64_t ddr_stride, int64_t rows, int64_t cols) {
-  auto n = std::make_shared<NpuDmaNode>();
-  n->load = load;
-  n->chip = std::move(chip);
-  n->chip_row = std::move(chip_row);
-  n->chip_row_stride = chip_stride;
-  n->ddr = std::move(ddr);
-  n->ddr_offset = std::move(ddr_offset);
-  n->ddr_row_stride = ddr_stride;
-  n->rows = make_int(rows);
-  n->cols = make_int(cols);
-  return Stmt(n);
+  return make_npu_dma(load, std::move(chip), std::move(chip_row), chip_stride, std::move(ddr),
+                      std::move(ddr_offset), ddr_stride, make_int(rows), make_int(cols));
 }
 
 Stmt gemm(bool reset, Buffer acc, Expr acc_row, Buffer inp, Expr inp_row, Buffer wgt,
           Expr wgt_row) {
-  auto n = std::make_shared<NpuGemmNode>();
-  n->reset = reset;
-  n->acc = std::move(acc);
-  n->acc_row = std::move(acc_row);
-  n->inp = std::move(inp);
-  n->inp_row = std::move(inp_row);
-  n->wgt = std::move(wgt);
-  n->wgt_row = std::move(wgt_row);
-  return Stmt(n);
+  return make_npu_gemm(reset, std::move(acc), std::move(acc_row), std::move(inp),
+                       std::move(inp_row), std::move(wgt), std::move(wgt_row));
 }
 
-Stmt vec(const std::string& op, Buffer dst, Expr dst_row, Buffer src, Expr src_row,
-         Buffer src2 = nullptr, Expr src2_row = Expr()) {
-  auto n = std::make_shared<NpuVectorNode>();
-  n->op = op;
-  n->dst = std::move(dst);
-  n->dst_row = std::move(dst_row);
-  n->src = std::move(src);
-  n->src_row = std::move(src_row);
-  n->src2 = std::move(src2);
-  n->src2_row = std::move(src2_row);
-  return Stmt(n);
+Stmt vec(npu::VecOp op, Buffer dst, Expr dst_row, Buffer src, Expr src_row, Buffer src2 = nullptr,
+         Expr src2_row = Expr()) {
+  return make_npu_vector(op, std::move(dst), std::move(dst_row), std::move(src), std::move(src_row),
+                         std::move(src2), std::move(src2_row));
 }
 
 Stmt requantize(Buffer dst, Expr dst_row, Buffer src, Expr src_row, int64_t mult, int64_t shift,
                 int64_t zp) {
-  Stmt s =
-      vec("requantize", std::move(dst), std::move(dst_row), std::move(src), std::move(src_row));
-  auto n = std::make_shared<NpuVectorNode>(*s.as<NpuVectorNode>());
-  n->imm = mult;
-  n->shift = shift;
-  n->zero_point = zp;
-  return Stmt(n);
+  return make_npu_vector(npu::VecOp::kRequantize, std::move(dst), std::move(dst_row),
+                         std::move(src), std::move(src_row), nullptr, Expr(),
+                         NpuVectorImm{mult, 0, shift, zp});
 }
 
 Stmt produce(const std::string& stage, Stmt body) { return make_attr("produce", stage, body); }
@@ -200,12 +174,12 @@ TEST(CodegenNpu, many_tiles_with_a_slow_store_stay_within_the_token_queue) {
   Buffer Ys = make_buffer("Y.sram", DType::kInt8, {T, 16}, "sram");
   Var t("t");
   Stmt body = make_allocate(
-      Xs,
-      make_allocate(Ys, make_seq({produce("X.sram", dma(true, Xs, 0, 1, X, 0, 16, T, 1)),
-                                  loop(t, 0, T,
-                                       make_seq({produce("Y.sram", vec("relu", Ys, t, Xs, t)),
-                                                 produce("Y", dma(false, Ys, t, 1, Y, Expr(t) * 16,
-                                                                  16, 1, 1))}))})));
+      Xs, make_allocate(
+              Ys, make_seq({produce("X.sram", dma(true, Xs, 0, 1, X, 0, 16, T, 1)),
+                            loop(t, 0, T,
+                                 make_seq({produce("Y.sram", vec(npu::VecOp::kRelu, Ys, t, Xs, t)),
+                                           produce("Y", dma(false, Ys, t, 1, Y, Expr(t) * 16, 16, 1,
+                                                            1))}))})));
   NpuModule mod = build_npu(LoweredFunc{"relu_rows", {X, Y}, body}, npu::default_target());
   std::vector<int8_t> x = random_int8(T * 16, 7), y(T * 16, 0);
   mod.run({NDArray::view(x.data(), {T, 16}, DType::kInt8),
@@ -228,12 +202,13 @@ TEST(CodegenNpu, reloading_a_stored_output_waits_for_the_store) {
   Var r("r"), r2("r");
   Stmt body = make_allocate(
       S1, make_allocate(
-              S2, make_allocate(S3, make_seq({dma(true, S1, 0, 1, X, 0, 16, 16, 1),
-                                              loop(r, 0, 16, vec("relu", S2, r, S1, r)),
-                                              dma(false, S2, 0, 1, Y, 0, 16, 16, 1),
-                                              dma(true, S3, 0, 1, Y, 0, 16, 16, 1),
-                                              loop(r2, 0, 16, vec("add", S3, r2, S3, r2, S1, r2)),
-                                              dma(false, S3, 0, 1, Z, 0, 16, 16, 1)}))));
+              S2, make_allocate(
+                      S3, make_seq({dma(true, S1, 0, 1, X, 0, 16, 16, 1),
+                                    loop(r, 0, 16, vec(npu::VecOp::kRelu, S2, r, S1, r)),
+                                    dma(false, S2, 0, 1, Y, 0, 16, 16, 1),
+                                    dma(true, S3, 0, 1, Y, 0, 16, 16, 1),
+                                    loop(r2, 0, 16, vec(npu::VecOp::kAdd, S3, r2, S3, r2, S1, r2)),
+                                    dma(false, S3, 0, 1, Z, 0, 16, 16, 1)}))));
   NpuModule mod = build_npu(LoweredFunc{"roundtrip", {X, Y, Z}, body}, npu::default_target());
   std::vector<int8_t> x = random_int8(256, 3), y(256), z(256);
   mod.run({NDArray::view(x.data(), {16, 16}, DType::kInt8),
@@ -252,7 +227,7 @@ TEST(CodegenNpu, sram_overflow_lists_the_live_buffers_and_the_capacity) {
   Buffer X = make_buffer("X", DType::kInt8, {16, 16});
   Buffer As = make_buffer("A.sram", DType::kInt8, {8192, 16}, "sram");   // 128 KiB
   Buffer Bs = make_buffer("B.sram", DType::kInt8, {11008, 16}, "sram");  // 172 KiB
-  Stmt body = make_allocate(As, make_allocate(Bs, vec("relu", Bs, 0, As, 0)));
+  Stmt body = make_allocate(As, make_allocate(Bs, vec(npu::VecOp::kRelu, Bs, 0, As, 0)));
   try {
     codegen_npu(LoweredFunc{"big", {X}, body}, npu::default_target());
     FAIL() << "expected a LowerError";
@@ -267,7 +242,8 @@ TEST(CodegenNpu, sram_overflow_lists_the_live_buffers_and_the_capacity) {
 TEST(CodegenNpu, double_buffered_accumulator_overflow_counts_both_copies) {
   Buffer X = make_buffer("X", DType::kInt8, {16, 16});
   Buffer Ca = make_buffer("C.acc", DType::kInt32, {640, 16}, "acc");  // 40 KiB, x2 > 64 KiB
-  Stmt body = make_attr("double_buffer", "C.acc", make_allocate(Ca, vec("relu", Ca, 0, Ca, 0)));
+  Stmt body =
+      make_attr("double_buffer", "C.acc", make_allocate(Ca, vec(npu::VecOp::kRelu, Ca, 0, Ca, 0)));
   try {
     codegen_npu(LoweredFunc{"acc", {X}, body}, npu::default_target());
     FAIL() << "expected a LowerError";
@@ -328,14 +304,43 @@ TEST(CodegenNpu, same_function_gives_identical_kernel_bytes) {
 }
 
 TEST(CodegenNpu, saved_module_loads_and_runs_the_same) {
-  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  LoweredFunc f = matmul(64, 32, 64, false);
+  f.work = Work{64 * 32 * 64, 64 * 64 + 32 * 64 + 64 * 32, 64 * 32};  // as lower() would set it
+  NpuModule mod = build_npu(f, npu::default_target());
   std::string path = ::testing::TempDir() + "codegen_npu_matmul.tnpu";
   mod.save(path);
   NpuModule back = NpuModule::load(path);
   EXPECT_EQ(npu::serialize_kernel(back.kernel()), npu::serialize_kernel(mod.kernel()));
   EXPECT_EQ(back.timing().cycles, mod.timing().cycles);
-  EXPECT_GT(mod.roofline().cycles, 0.0);
+  // The true work survives the file: the bound is MAC-limited, 131072 MACs / 256 per cycle.
+  EXPECT_DOUBLE_EQ(back.roofline().cycles, 512.0);
+  EXPECT_EQ(back.roofline().ddr_bytes, uint64_t(64 * 64 + 32 * 64 + 64 * 32));
   std::remove(path.c_str());
+}
+
+TEST(CodegenNpu, module_runs_check_hazards_unless_told_not_to) {
+  // Every compiled kernel the tests run goes through NpuModule::run, so through the hazard check.
+  npu::Assembler a(npu::default_target(), "racy");
+  uint32_t x = a.buffer("x", {16, 16}, DType::kInt8, npu::BufferRole::kInput);
+  uint32_t y = a.buffer("y", {16, 16}, DType::kInt8, npu::BufferRole::kOutput);
+  a.load(npu::Mem::kSram, 0, 1, x, 16, 16, 1);  // no token to the relu that reads it
+  a.relu(16, 1, npu::sram(16, 1), npu::sram(0, 1), npu::kPushNext);
+  a.store(npu::Mem::kSram, 16, 1, y, 16, 16, 1, npu::kPopPrev);
+  NpuModule mod(a.finish(), npu::default_target());
+  std::vector<int8_t> in(256, 5), out(256, 1);
+  std::vector<NDArray> args = {NDArray::view(in.data(), {16, 16}, DType::kInt8),
+                               NDArray::view(out.data(), {16, 16}, DType::kInt8)};
+  EXPECT_THROW(mod.run(args), SimulationError);
+  npu::SimOptions unchecked;
+  unchecked.check_hazards = false;
+  mod.run(args, unchecked);
+  EXPECT_EQ(out, std::vector<int8_t>(256, 0)) << "the relu read SRAM before the load wrote it";
+}
+
+TEST(CodegenNpu, a_function_built_by_hand_without_true_work_has_only_the_kernel_bound) {
+  NpuModule mod = build_npu(matmul(64, 32, 64, false), npu::default_target());
+  EXPECT_THROW(mod.roofline(), ArgumentError);
+  EXPECT_EQ(mod.kernel_roofline().macs, uint64_t(64 * 32 * 64));
 }
 
 }  // namespace

@@ -91,7 +91,22 @@ TEST(KernelFile, kernel_round_trips_through_a_file) {
   EXPECT_EQ(back.buffers[1].dtype, DType::kInt32);
   EXPECT_EQ(back.buffers[1].role, BufferRole::kOutput);
   EXPECT_EQ(back.buffers[1].ddr_offset, 128u);  // 96 bytes of "in", 64-byte aligned
+  EXPECT_FALSE(back.work.has_value()) << "no work declared";
   EXPECT_EQ(serialize_kernel(back), serialize_kernel(k));
+}
+
+TEST(KernelFile, declared_true_work_survives_save_and_load) {
+  Assembler a(default_target(), "with_work");
+  a.buffer("in", {16}, DType::kInt8, BufferRole::kInput);
+  a.declare_work(Work{123456789012ull, 4096, 77});
+  Kernel k = a.finish();
+  std::vector<uint8_t> bytes = serialize_kernel(k);
+  Kernel back = parse_kernel(bytes.data(), bytes.size(), "<memory>");
+  ASSERT_TRUE(back.work.has_value());
+  EXPECT_EQ(back.work->macs, 123456789012ull);
+  EXPECT_EQ(back.work->min_ddr_bytes, 4096u);
+  EXPECT_EQ(back.work->vector_ops, 77u);
+  EXPECT_EQ(serialize_kernel(back), bytes);
 }
 
 TEST(KernelFile, overlapping_buffers_are_rejected) {

@@ -116,7 +116,25 @@ TEST(Errors, wrong_version_kernel_file_names_both_versions) {
   std::vector<uint8_t> f = small_file();
   f[8] = 7;
   std::string m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
-  EXPECT_CONTAINS(m, "format version 7 is not supported (this build reads version 1)");
+  EXPECT_CONTAINS(m, "format version 7 is not supported (this build reads version 2)");
+  f[8] = 1;  // the format before kernels carried their true work
+  m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "format version 1 is not supported (this build reads version 2)");
+}
+
+TEST(Errors, work_figures_without_the_work_flag_are_refused) {
+  std::vector<uint8_t> f = small_file();
+  // The work block follows the buffer table: flag (u32) then three u64; set the MACs alone.
+  size_t flag = f.size() - 8 - 2 * 32 - 4 - 3 * 8 - 4;  // 2 instructions, count, work, flag
+  ASSERT_EQ(f[flag], 0);
+  f[flag + 4] = 5;
+  fix_checksum(f);
+  std::string m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "work figures are nonzero but the work flag says none is declared");
+  f[flag] = 2;
+  fix_checksum(f);
+  m = message_of<KernelFileError>([&] { parse_kernel(f.data(), f.size(), "k.tnpu"); });
+  EXPECT_CONTAINS(m, "work flag 2 is not 0 (none) or 1 (declared)");
 }
 
 TEST(Errors, file_without_the_magic_is_not_a_kernel) {
@@ -194,7 +212,9 @@ TEST(Errors, token_deadlock_is_detected_within_a_second) {
   auto start = std::chrono::steady_clock::now();
   std::string m = message_of<SimulationError>([&] { simulate_timing(k, t); });
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  EXPECT_CONTAINS(m, "deadlock at cycle 0");
+  // Nothing can start once the 5 instructions have arrived in one fetch burst.
+  EXPECT_CONTAINS(m, str("deadlock at cycle ",
+                         t.dma_fixed_cycles + 5 * 32 / t.ddr_bytes_per_cycle + t.dma_row_cycles));
   EXPECT_CONTAINS(m, "load queue waits at instruction #0 (load sram[0]");
   EXPECT_CONTAINS(m, "for a token on the compute->load queue");
   EXPECT_CONTAINS(m, "compute queue waits at instruction #2 (gemm reset");

@@ -42,6 +42,13 @@ Kernel gemm64_kernel(const Target& target, bool db, const GemmParams& p) {
   return a.finish(db ? 0 : kPopNext);
 }
 
+Target without_fidelity_costs(Target t) {
+  t.fetch_burst_insns = 0;
+  t.acc_raw_latency_cycles = 0;
+  t.pad_unit_cycles = 0;
+  return t;
+}
+
 GemmCosts gemm64_costs_per_iteration(const Target& t) {
   auto dma = [&t](int64_t rows, int64_t bytes) {
     return t.dma_fixed_cycles + (bytes + t.ddr_bytes_per_cycle - 1) / t.ddr_bytes_per_cycle +

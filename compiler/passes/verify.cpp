@@ -1,0 +1,271 @@
+#include "compiler/passes/verify.h"
+
+#include <set>
+
+#include "compiler/arith/interval.h"
+#include "compiler/arith/simplify.h"
+#include "compiler/ir/ir_printer.h"
+#include "compiler/ir/ir_visitor.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/passes/npu_rules.h"
+#include "compiler/te/operation.h"
+#include "runtime/base/error.h"
+
+namespace tessera {
+
+namespace {
+
+bool reads_a_buffer(const Expr& e) {
+  bool found = false;
+  post_order_visit(e, [&](const Expr& x) {
+    found |= x.kind() == ExprKind::kBufferLoad || x.kind() == ExprKind::kProducerLoad;
+  });
+  return found;
+}
+
+// What encloses a statement: loops, guards (and which branch), lets; outermost first.
+struct Scope {
+  enum Kind { kLoop, kIf, kLet } kind;
+  Var var;
+  Expr a, b;         // loop: min, extent; if: condition; let: value
+  bool then = true;  // if: the statement is in the then branch
+};
+
+class Verifier : public IRVisitor {
+ public:
+  Verifier(const LoweredFunc& f, const Target& target) : f_(f), target_(target) {
+    for (const Buffer& b : f.args) args_.insert(b.get());
+  }
+  using IRVisitor::visit;
+
+ protected:
+  void visit_AttrStmt(const AttrStmtNode* op, const Stmt& s) override {
+    bool produce = op->key == "produce";
+    if (produce) stages_.push_back(op->value);
+    IRVisitor::visit_AttrStmt(op, s);
+    if (produce) stages_.pop_back();
+  }
+  void visit_Allocate(const AllocateNode* op, const Stmt& s) override {
+    if (args_.count(op->buffer.get())) fail(s, "an argument buffer is allocated");
+    if (npu()) {
+      std::string why = onchip_problem(op->buffer, target_.npu());
+      if (!why.empty()) fail(s, why);
+    }
+    live_.insert(op->buffer.get());
+    IRVisitor::visit_Allocate(op, s);
+    live_.erase(op->buffer.get());
+  }
+  void visit_For(const ForNode* op, const Stmt& s) override {
+    if (npu() && (reads_a_buffer(op->min) || reads_a_buffer(op->extent))) {
+      fail(s, "a loop bound reads a buffer; NPU loop bounds are decided when the loops unroll");
+    }
+    scopes_.push_back({Scope::kLoop, op->var, op->min, op->extent});
+    IRVisitor::visit_For(op, s);
+    scopes_.pop_back();
+  }
+  void visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
+    if (npu() && reads_a_buffer(op->cond)) {
+      fail(s, "a condition reads a buffer; NPU conditions are decided when the loops unroll");
+    }
+    visit(op->cond);
+    scopes_.push_back({Scope::kIf, Var(), op->cond, Expr(), true});
+    visit(op->then_case);
+    scopes_.back().then = false;
+    visit(op->else_case);
+    scopes_.pop_back();
+  }
+  void visit_LetStmt(const LetStmtNode* op, const Stmt& s) override {
+    visit(op->value);
+    scopes_.push_back({Scope::kLet, op->var, op->value});
+    visit(op->body);
+    scopes_.pop_back();
+  }
+  void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    if (npu()) {
+      fail(s, "an element-wise store is left; NPU code holds DMA, GEMM and vector statements");
+    }
+    access(s, op->buffer, op->indices.size());
+    IRVisitor::visit_BufferStore(op, s);
+  }
+  void visit_Tensorize(const TensorizeNode* op, const Stmt& s) override {
+    fail(s, "a tensorize region is left (the tensorize pass replaces every one)");
+  }
+  void visit_NpuDma(const NpuDmaNode* op, const Stmt& s) override { npu_leaf(s); }
+  void visit_NpuGemm(const NpuGemmNode* op, const Stmt& s) override { npu_leaf(s); }
+  void visit_NpuVector(const NpuVectorNode* op, const Stmt& s) override { npu_leaf(s); }
+
+  void visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+    if (!current_.defined()) return IRVisitor::visit_BufferLoad(op, e);
+    access(current_, op->buffer, op->indices.size());
+    IRVisitor::visit_BufferLoad(op, e);
+  }
+  void visit_ProducerLoad(const ProducerLoadNode* op, const Expr& e) override {
+    fail(current_, str("a read of tensor '", op->op->name, "' was not lowered to a buffer"));
+  }
+  void visit_Reduce(const ReduceNode* op, const Expr& e) override {
+    fail(current_, "a reduction expression was not lowered to loops");
+  }
+
+ public:
+  void run() { walk(f_.body); }
+
+ private:
+  bool npu() const { return target_.is_npu(); }
+
+  // Visits statements keeping the one being checked (for messages of expression checks).
+  void walk(const Stmt& s) { visit(s); }
+  void visit(const Stmt& s) override {
+    if (!s.defined()) return;
+    Stmt saved = current_;
+    current_ = s;
+    IRVisitor::visit(s);
+    current_ = saved;
+  }
+
+  [[noreturn]] void fail(const Stmt& s, const std::string& why) const {
+    std::string stmt = s.defined() ? to_string(s, 0) : std::string("<none>");
+    if (stmt.size() > 300) stmt = stmt.substr(0, 300) + " ...";
+    while (!stmt.empty() && stmt.back() == '\n') stmt.pop_back();
+    throw InternalError(str("verify (", target_.name(), "): function '", f_.name, "', stage '",
+                            stages_.empty() ? std::string("<top level>") : stages_.back(),
+                            "': ", why, "\n  statement: ", stmt));
+  }
+
+  void access(const Stmt& s, const Buffer& b, size_t indices) {
+    if (indices != 1) fail(s, str("an access of '", b->name, "' has ", indices, " indices"));
+    if (!args_.count(b.get()) && !live_.count(b.get())) {
+      fail(s, str("buffer '", b->name, "' is used outside its allocation"));
+    }
+  }
+
+  void npu_leaf(const Stmt& s) {
+    if (!npu()) fail(s, "an NPU statement reached a target that is not an NPU");
+    const npu::Target& t = target_.npu();
+    for (const NpuTouch& r : npu_touches(s, t)) {
+      int64_t limit;
+      if (r.ddr) {
+        if (!args_.count(r.buffer.get())) {
+          fail(s, str("a DMA moves data of '", r.buffer->name, "', which is not an argument"));
+        }
+        limit = r.buffer->num_elements();
+      } else {
+        if (!live_.count(r.buffer.get())) {
+          fail(s, str("the ", r.role, " '", r.buffer->name, "' is not allocated around its use"));
+        }
+        limit = onchip_rows(r.buffer, t);
+      }
+      if (!within(r, limit)) {
+        fail(s, str("the ", r.role, " touches ", r.ddr ? "elements" : "rows", " [",
+                    to_string(simplify(r.first)), ", ", to_string(simplify(r.end)), ") of '",
+                    r.buffer->name, "', which has ", limit, r.ddr ? " elements" : " rows",
+                    ", for some iteration of the loops around it", witness_));
+      }
+    }
+  }
+
+  // Does [first, end) lie in [0, limit) for every iteration of the enclosing loops (and guards)?
+  bool within(const NpuTouch& r, int64_t limit) {
+    // Lets, innermost first, substituted into the range.
+    Expr first = r.first, end = r.end;
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->kind != Scope::kLet) continue;
+      first = substitute(first, {{it->var, it->a}});
+      end = substitute(end, {{it->var, it->a}});
+    }
+    first = simplify(first);
+    end = simplify(end);
+    VarRanges ranges;
+    bool constant_loops = true;
+    for (const Scope& sc : scopes_) {
+      if (sc.kind != Scope::kLoop) continue;
+      const int64_t* ext = as_const_int(sc.b);
+      if (ext && *ext <= 0) return true;  // never runs
+      // A loop whose range depends on enclosing loops (a tail tile: tighten_loop_bounds) has that
+      // range, in their variables; const bounds follow the nest (const_bounds.h).
+      if (!as_const_int(sc.a) || !ext) {
+        std::optional<int64_t> lo = const_lower_bound(sc.a, ranges);
+        std::optional<int64_t> hi = const_upper_bound(sc.a + sc.b, ranges);
+        if (!lo || !hi) {
+          constant_loops = false;
+          continue;
+        }
+        if (*hi <= *lo) return true;  // never runs for any value of the enclosing loops
+        ranges[sc.var] = Interval{sc.a, simplify(sc.a + sc.b - make_int(1, sc.b.dtype()))};
+        continue;
+      }
+      ranges[sc.var] = Interval::range(*as_const_int(sc.a), *ext);
+    }
+    if (constant_loops) {
+      std::optional<int64_t> lo = const_lower_bound(first, ranges);
+      std::optional<int64_t> hi = const_upper_bound(end, ranges);
+      if (lo && hi && *lo >= 0 && *hi <= limit) return true;
+    }
+    // Not provably in range from the loop ranges alone: run the loops and guards.
+    budget_ = kExactBudget;
+    witness_.clear();
+    return exact(0, VarMap(), first, end, limit);
+  }
+
+  bool exact(size_t i, VarMap env, const Expr& first, const Expr& end, int64_t limit) {
+    if (--budget_ < 0) return true;  // too many iterations to check here; codegen checks each
+    auto value = [&](const Expr& e) { return simplify(substitute(e, env)); };
+    if (i == scopes_.size()) {
+      Expr fv = value(first), ev = value(end);  // keep the constants alive
+      const int64_t* a = as_const_int(fv);
+      const int64_t* b = as_const_int(ev);
+      if (a && b && *a >= 0 && *b <= limit && *a <= *b) return true;
+      witness_ = str(" (", to_string(fv), "..", to_string(ev), env.empty() ? "" : " with");
+      std::string sep = " ";
+      for (const auto& [v, x] : env) {
+        witness_ += str(sep, v.name(), " = ", to_string(x));
+        sep = ", ";
+      }
+      witness_ += ")";
+      return false;
+    }
+    const Scope& sc = scopes_[i];
+    switch (sc.kind) {
+      case Scope::kLet:
+        env[sc.var] = value(sc.a);
+        return exact(i + 1, env, first, end, limit);
+      case Scope::kIf: {
+        Expr cv = value(sc.a);
+        const int64_t* c = as_const_int(cv);
+        if (c && (*c != 0) != sc.then) return true;  // this branch does not run here
+        return exact(i + 1, env, first, end, limit);
+      }
+      case Scope::kLoop: {
+        Expr mv = value(sc.a), xv = value(sc.b);
+        const int64_t* mn = as_const_int(mv);
+        const int64_t* ext = as_const_int(xv);
+        if (!mn || !ext) return false;
+        for (int64_t v = *mn; v < *mn + *ext; ++v) {
+          env[sc.var] = make_int(v, sc.var.dtype());
+          if (!exact(i + 1, env, first, end, limit)) return false;
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static constexpr int64_t kExactBudget = 1 << 20;
+
+  const LoweredFunc& f_;
+  const Target& target_;
+  std::set<const BufferNode*> args_, live_;  // lookup only
+  std::vector<std::string> stages_;
+  std::vector<Scope> scopes_;
+  Stmt current_;
+  int64_t budget_ = 0;
+  std::string witness_;  // the iteration that broke the last exact check
+};
+
+}  // namespace
+
+void verify(const LoweredFunc& f, const Target& target) {
+  Verifier v(f, target);
+  v.run();
+}
+
+}  // namespace tessera

@@ -14,6 +14,7 @@
 #include "compiler/passes/inline_stages.h"
 #include "compiler/passes/schedule_ops.h"
 #include "compiler/passes/tensorize.h"
+#include "compiler/passes/tighten_loop_bounds.h"
 #include "compiler/passes/verify.h"
 #include "compiler/te/true_work.h"
 #include "runtime/base/error.h"
@@ -121,6 +122,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   if (target.is_npu()) {
     body = p.pass("inject_npu_ops", body,
                   [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
+    body = p.pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
   }
   LoweredFunc f;
   f.name = name;

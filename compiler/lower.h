@@ -12,6 +12,8 @@
 //   flatten_storage  row-major flat indices
 //   simplify         again, over the flat index arithmetic
 //   inject_npu_ops   (NPU targets) row-wide nests become DMA and vector statements
+//   tighten_loop_bounds  (NPU targets) a guard on a loop's own variable (a split's tail) becomes
+//                    the loop's range, so the loop still folds into an instruction
 //   verify           the result is one the target's codegen accepts (else an InternalError)
 //
 // TESSERA_DEBUG=2 prints every pass to stderr as it runs: what inline_stages and infer_bounds

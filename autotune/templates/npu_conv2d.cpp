@@ -1,115 +1,243 @@
 #include "autotune/templates/npu_conv2d.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "autotune/templates/npu_shape_checks.h"
+#include "runtime/base/error.h"
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
 
-namespace {
-// At the logical shape: channels padded to the lanes add MACs, bytes and requantizes.
+void check_conv_shape(const char* op, const Conv2dShape& sh) {
+  check_size_arg(op, "C", sh.C, "input channels");
+  check_size_arg(op, "K", sh.K, "output channels");
+  check_window_args(op, sh.H, sh.W, sh.R, sh.S, sh.stride, sh.pad);
+}
+
+bool conv_skips_rows(const Conv2dShape& sh) { return sh.pad == 0 && sh.R < sh.stride; }
+bool conv_skips_cols(const Conv2dShape& sh) { return sh.pad == 0 && sh.S < sh.stride; }
+
+bool fold_applies(const Conv2dShape& sh, const NpuConv2dParams& p) {
+  if (p.fold != ConvFold::kPixels) return true;
+  bool strided = p.input_load == InputLoad::kStrided && conv_skips_rows(sh) && conv_skips_cols(sh);
+  return sh.R == 1 && sh.S == 1 && p.tile_ow >= sh.OW() && (sh.stride == 1 || strided);
+}
+
 Work conv2d_work(const Conv2dShape& sh) {
   return Work{uint64_t(sh.macs()),
               uint64_t(sh.C * sh.H * sh.W + sh.K * sh.C * sh.R * sh.S + sh.K * sh.OH() * sh.OW()),
               uint64_t(sh.K * sh.OH() * sh.OW())};
 }
+
+namespace {
+
+void check_params(const Conv2dShape& sh, const NpuConv2dParams& p) {
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"tile_kb", p.tile_kb},
+                         {"tile_oh", p.tile_oh},
+                         {"tile_ow", p.tile_ow},
+                         {"tile_cb", p.tile_cb}}) {
+    if (v < 1) throw ScheduleError(str("npu_conv2d: ", name, " = ", v, " must be at least 1"));
+  }
+  check_tile_order("npu_conv2d", p.order, {"kb", "oh", "ow"});
+  if (p.input_load == InputLoad::kStridedRows && !conv_skips_rows(sh)) {
+    throw ScheduleError(
+        str("npu_conv2d: input_load 'strided_rows' needs a window smaller than the "
+            "stride and no padding; this convolution (",
+            sh.R, "x", sh.S, ", stride ", sh.stride, ", pad ", sh.pad,
+            ") reads every row, so only 'window' applies"));
+  }
+  if (p.input_load == InputLoad::kStrided && !conv_skips_cols(sh)) {
+    throw ScheduleError(
+        str("npu_conv2d: input_load 'strided' needs a window narrower than the "
+            "stride and no padding; this convolution (",
+            sh.R, "x", sh.S, ", stride ", sh.stride, ", pad ", sh.pad, ") reads every column"));
+  }
+  if (!fold_applies(sh, p)) {
+    throw ScheduleError(str("npu_conv2d: fold 'pixels' needs a 1x1 window (this one is ", sh.R, "x",
+                            sh.S, "), tiles of whole output rows (tile_ow = ", p.tile_ow, " of ",
+                            sh.OW(),
+                            " columns) and an input tile of consecutive pixels (stride 1, or "
+                            "input_load 'strided')"));
+  }
+}
+
+// The input stage and how the accumulation reads it. `window`: the zero-padded input (the DMA
+// pads it). Otherwise only the rows (and columns) the strided window reads: a row dimension
+// [OH, R] instead of [H] (and [OW, S] instead of [W]), loaded with a stride.
+struct InputStage {
+  Tensor P;
+  bool rows = false, cols = false;  // sampled
+  Expr read(const Expr& c, const Expr& oh, const Expr& ow, const Expr& r, const Expr& s,
+            const Expr& lane, int64_t stride) const {
+    Expr st = make_int(stride);
+    std::vector<Expr> idx{c};
+    if (rows) {
+      idx.push_back(oh);
+      idx.push_back(r);
+    } else {
+      idx.push_back(oh * st + r);
+    }
+    if (cols) {
+      idx.push_back(ow);
+      idx.push_back(s);
+    } else {
+      idx.push_back(ow * st + s);
+    }
+    idx.push_back(lane);
+    return P(idx);
+  }
+};
+
+InputStage input_stage(const Tensor& X, const Conv2dShape& sh, InputLoad load) {
+  InputStage in;
+  in.rows = load != InputLoad::kWindow && conv_skips_rows(sh);
+  in.cols = load == InputLoad::kStrided && conv_skips_cols(sh);
+  if (!in.rows && !in.cols) {
+    in.P = zero_padded(X, sh.pad);
+    return in;
+  }
+  const auto& xs = X.shape();  // [CB, H, W, B]; no padding here
+  std::vector<int64_t> shape{xs[0]};
+  std::vector<std::string> names{"c"};
+  if (in.rows) {
+    shape.insert(shape.end(), {sh.OH(), sh.R});
+    names.insert(names.end(), {"oh", "r"});
+  } else {
+    shape.push_back(xs[1]);
+    names.push_back("h");
+  }
+  if (in.cols) {
+    shape.insert(shape.end(), {sh.OW(), sh.S});
+    names.insert(names.end(), {"ow", "s"});
+  } else {
+    shape.push_back(xs[2]);
+    names.push_back("w");
+  }
+  shape.push_back(xs[3]);
+  names.push_back("l");
+  const bool rows = in.rows, cols = in.cols;
+  Expr st = make_int(sh.stride);
+  in.P = compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        size_t d = 1;
+        Expr h = rows ? v[d] * st + v[d + 1] : Expr(v[d]);
+        d += rows ? 2 : 1;
+        Expr w = cols ? v[d] * st + v[d + 1] : Expr(v[d]);
+        d += cols ? 2 : 1;
+        return X({v[0], h, w, v[d]});
+      },
+      "P", names);
+  return in;
+}
+
 }  // namespace
 
 NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant& q,
                  const NpuConv2dParams& p) {
-  check_conv2d_shape(sh, "conv2d");
+  check_conv_shape("npu_conv2d", sh);
+  check_params(sh, p);
   const int64_t B = target.block();
   const int64_t CB = ceil_div(sh.C, B), KB = ceil_div(sh.K, B);
   const int64_t OH = sh.OH(), OW = sh.OW();
   Tensor X = placeholder({CB, sh.H, sh.W, B}, DType::kInt8, "X");
   Tensor W = placeholder({KB, CB, sh.R, sh.S, B, B}, DType::kInt8, "W");
-  Tensor P = zero_padded(X, sh.pad);
+  InputStage in = input_stage(X, sh, p.input_load);
   IterVar rc = reduce_axis(0, CB, "rc");
   IterVar rr = reduce_axis(0, sh.R, "rr");
   IterVar rs = reduce_axis(0, sh.S, "rs");
   IterVar i = reduce_axis(0, B, "i");
-  Expr st = make_int(sh.stride);
   Tensor acc =
       compute({KB, OH, OW, B},
               [&](const std::vector<Var>& v) {
                 Expr x = cast(DType::kInt32,
-                              P({rc->var, v[1] * st + rr->var, v[2] * st + rs->var, i->var}));
+                              in.read(rc->var, v[1], v[2], rr->var, rs->var, i->var, sh.stride));
                 Expr w = cast(DType::kInt32, W({v[0], rc->var, rr->var, rs->var, v[3], i->var}));
                 return sum(binary_op(ExprKind::kMul, x, w), {rc, rr, rs, i});
               },
               "acc", {"k", "oh", "ow", "o"});
-  Tensor Y = compute(
-      {KB, OH, OW, B},
-      [&](const std::vector<Var>& v) {
-        return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
-      },
-      "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
+  Tensor Y = compute({KB, OH, OW, B},
+                     [&](const std::vector<Var>& v) {
+                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+                     },
+                     "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;
-  Stage a = schedule_conv_tiles(sch, Y, acc, P, W, p.tile_kb, p.tile_oh, p.double_buffer);
+  Tensor ys = sch.cache_write(Y, "sram");
+  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
+  sch[in.P].set_scope("sram");
+  sch[acc].set_scope("acc");
+  OutputTiles t =
+      tile_output(sch[Y], {"kb", "oh", "ow"}, {p.tile_kb, p.tile_oh, p.tile_ow}, p.order);
+  Stage a = sch[acc];
+  a.compute_at(sch[Y], t.innermost());
+  sch[ys].compute_at(sch[Y], t.innermost());
   const auto& ax = acc.op()->axis;
-  if (p.fold_channels) {
-    a.reorder({ax[0], rr, rs, ax[1], rc, ax[2], ax[3], i});
+  std::vector<IterVar> loops;
+  IterVar rci = rc;
+  if (p.tile_cb < CB) {
+    auto [rco, inner] = a.split(rc, p.tile_cb);
+    rci = inner;
+    loops.push_back(rco);
+    sch[in.P].compute_at(a, rco);
+    if (p.weights_at == WeightsAt::kTile) sch[ws].compute_at(a, rco);
   } else {
-    a.reorder({ax[0], rc, rr, rs, ax[1], ax[2], ax[3], i});
+    if (p.weights_at == WeightsAt::kTile) sch[ws].compute_at(sch[Y], t.outer("kb"));
+    sch[in.P].compute_at(sch[Y], t.inner_of({"oh", "ow"}));
   }
+  if (p.fold == ConvFold::kChannels) {
+    loops.insert(loops.end(), {ax[0], rr, rs, ax[1], rci, ax[2], ax[3], i});
+  } else if (p.fold == ConvFold::kPixels) {
+    loops.insert(loops.end(), {rci, rr, rs, ax[0], ax[1], ax[2], ax[3], i});
+  } else {
+    loops.insert(loops.end(), {ax[0], rr, rci, rs, ax[1], ax[2], ax[3], i});
+  }
+  a.reorder(loops);
+  // Weights per row of taps: the stage is computed at the accumulation's rr loop, a reduction
+  // loop, so each load holds one row of taps (smaller, overlapped tiles; the same bytes).
+  if (p.weights_at == WeightsAt::kTapRow) sch[ws].compute_at(a, rr);
+  // One loop over the tile's pixels (rows of whole width): the GEMM folds it with the channel
+  // blocks, every accumulator row new in each step.
+  if (p.fold == ConvFold::kPixels) a.fuse(ax[1], ax[2]);
   a.tensorize(ax[3], npu_gemm_intrin(target));
+  if (p.db_input) sch[in.P].double_buffer();
+  if (p.db_weights) sch[ws].double_buffer();
+  if (p.db_output) sch[ys].double_buffer();
   return NpuOp{"conv2d", {X, W, Y}, s};
 }
 
-NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& sh) {
-  check_conv2d_shape(sh, "conv2d");
-  const int64_t B = t.block();
+NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q) {
+  check_conv_shape("npu_conv2d", shape);
+  return npu_conv2d(target, shape, q, default_conv2d_params(target, shape));
+}
+
+OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& sh,
+                                 const NpuConv2dParams& p) {
+  check_conv_shape("conv2d_footprint", sh);
+  const int64_t B = target.block();
   const int64_t CB = ceil_div(sh.C, B), KB = ceil_div(sh.K, B);
-  const int64_t OH = sh.OH(), OW = sh.OW(), Wp = sh.W + 2 * sh.pad;
-  const int64_t sram_rows = t.sram_rows(), acc_rows = t.acc_rows();
-  const double gemm_fixed = double(t.gemm_fixed_cycles),
-               vector_fixed = double(t.vector_fixed_cycles);
-  const double vector_row = double(t.vector_cycles_per_row());
-  const double ddr_bpc = double(t.ddr_bytes_per_cycle), dma_fixed = double(t.dma_fixed_cycles);
-  const double dma_row = double(t.dma_row_cycles);
-  NpuConv2dParams best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (int64_t kb = 1; kb <= KB; ++kb) {
-    for (int64_t oh = 1; oh <= OH; ++oh) {
-      for (bool fold : {false, true}) {
-        int64_t acc_need = kb * oh * OW;
-        int64_t in_rows = CB * ((oh - 1) * sh.stride + sh.R) * Wp;
-        int64_t w_rows = kb * CB * sh.R * sh.S * B;
-        int64_t sram_need = 2 * w_rows + 2 * in_rows + kb * oh * OW;
-        if (acc_need > acc_rows || sram_need > sram_rows) continue;
-        int64_t tiles = ceil_div(KB, kb) * ceil_div(OH, oh);
-        // MAC-array steps (tiles over-cover the edges) plus the fixed cost of every GEMM
-        // instruction; two vector passes (init or requantize) over the tile's rows.
-        double steps = static_cast<double>(tiles) * kb * oh * OW * CB * sh.R * sh.S;
-        double gemms = fold ? static_cast<double>(tiles) * kb * sh.R * sh.S * oh
-                            : static_cast<double>(tiles) * kb * CB * sh.R * sh.S;
-        double compute =
-            steps + gemm_fixed * gemms + tiles * (2 * vector_fixed + 2 * vector_row * kb * oh * OW);
-        // The load queue: the input tile per tile (one DMA per channel block when the border is
-        // padded, each DDR row of it one row cost), the weights per output-channel tile, the
-        // output once; every DMA pays its request latency on the queue.
-        double bytes = static_cast<double>(tiles) * in_rows * B +
-                       static_cast<double>(KB) * CB * sh.R * sh.S * B * B +
-                       static_cast<double>(KB) * OH * OW * B;
-        double in_dmas = sh.pad > 0 ? double(CB) : 1.0;
-        double ddr_rows = static_cast<double>(tiles) * CB * ((oh - 1) * sh.stride + sh.R);
-        double ddr = bytes / ddr_bpc + ddr_rows * dma_row + tiles * (in_dmas + 1) * dma_fixed;
-        double cost = std::max(compute, ddr) + 0.05 * std::min(compute, ddr);
-        if (cost < best_cost) {
-          best_cost = cost;
-          best.tile_kb = kb;
-          best.tile_oh = oh;
-          best.fold_channels = fold;
-          best.double_buffer = true;
-        }
-      }
-    }
-  }
-  return best;
+  const int64_t OH = sh.OH(), OW = sh.OW();
+  const int64_t kb = std::min(p.tile_kb, KB), oh = std::min(p.tile_oh, OH),
+                ow = std::min(p.tile_ow, OW), cb = std::min(p.tile_cb, CB);
+  const bool rows = p.input_load != InputLoad::kWindow && conv_skips_rows(sh);
+  const bool cols = p.input_load == InputLoad::kStrided && conv_skips_cols(sh);
+  // The input tile: the channel blocks of one reduction step (all of them without a channel
+  // split), the window's rows and columns (capped at the padded input).
+  int64_t in_rows = rows ? oh * sh.R : std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad);
+  int64_t in_cols = cols ? ow * sh.S : std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
+  int64_t input = cb * in_rows * in_cols;
+  // Per row of taps: the loops outside rr (the output block for rows and channels folds, the
+  // input block for pixels) have one iteration in the region.
+  int64_t weights = p.weights_at == WeightsAt::kTile ? kb * cb * sh.R * sh.S * B
+                    : p.fold == ConvFold::kPixels    ? kb * sh.S * B
+                                                     : cb * sh.S * B;
+  int64_t out = kb * oh * ow;
+  OnchipFootprint f;
+  f.sram_rows =
+      input * (p.db_input ? 2 : 1) + weights * (p.db_weights ? 2 : 1) + out * (p.db_output ? 2 : 1);
+  f.acc_rows = out;
+  return f;
 }
 
 }  // namespace tessera

@@ -1,5 +1,7 @@
 #include "autotune/templates/npu_max_pool2d.h"
 
+#include <algorithm>
+
 #include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 
@@ -21,9 +23,25 @@ Work max_pool_work(const Pool2dShape& sh) {
 }
 }  // namespace
 
+void check_pool_shape(const char* op, const Pool2dShape& sh) {
+  check_size_arg(op, "C", sh.C, "channels");
+  check_window_args(op, sh.H, sh.W, sh.R, sh.S, sh.stride, sh.pad);
+  if (sh.pad >= sh.R || sh.pad >= sh.S) {
+    // Otherwise a window could lie entirely in the padding and have no maximum.
+    throw ArgumentError(
+        str(op, ": pad = ", sh.pad, " must be smaller than the window ", sh.R, "x", sh.S));
+  }
+}
+
 NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
                      const NpuMaxPool2dParams& p) {
-  check_max_pool2d_shape(sh);  // includes pad < window: no window entirely in the padding
+  check_pool_shape("npu_max_pool2d", sh);
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"tile_cb", p.tile_cb},
+                         {"tile_oh", p.tile_oh},
+                         {"tile_ow", p.tile_ow}}) {
+    if (v < 1) throw ScheduleError(str("npu_max_pool2d: ", name, " = ", v, " must be at least 1"));
+  }
+  check_tile_order("npu_max_pool2d", p.order, {"cb", "oh", "ow"});
   const int64_t B = target.block();
   const int64_t CB = ceil_div(sh.C, B);
   const int64_t OH = sh.OH(), OW = sh.OW(), Hp = sh.H + 2 * sh.pad, Wp = sh.W + 2 * sh.pad;
@@ -50,29 +68,44 @@ NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
                           return max_reduce(P({v[0], h, w, v[3]}), {rr, rs}, where);
                         },
                         "pool", {"c", "oh", "ow", "l"});
-  Tensor Y = compute(
-      {CB, OH, OW, B},
-      [&](const std::vector<Var>& v) {
-        return pool({v[0], v[1], v[2], v[3]});
-      },
-      "Y", {"c", "oh", "ow", "l"}, max_pool_work(sh));
+  Tensor Y = compute({CB, OH, OW, B},
+                     [&](const std::vector<Var>& v) {
+                       return pool({v[0], v[1], v[2], v[3]});
+                     },
+                     "Y", {"c", "oh", "ow", "l"}, max_pool_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;
   sch[P].set_scope("sram");
   sch[pool].set_scope("sram");
-  Stage y = sch[Y];
-  const auto& yax = y.node()->op->axis;
-  auto [co, ci] = y.split(yax[0], p.tile_cb);
-  auto [oho, ohi] = y.split(yax[1], p.tile_oh);
-  y.reorder({co, oho, ci, ohi, yax[2], yax[3]});
-  sch[pool].compute_at(y, oho);
-  sch[P].compute_at(y, oho);
+  OutputTiles t =
+      tile_output(sch[Y], {"cb", "oh", "ow"}, {p.tile_cb, p.tile_oh, p.tile_ow}, p.order);
+  sch[pool].compute_at(sch[Y], t.innermost());
+  sch[P].compute_at(sch[Y], t.innermost());
   // Taps outermost: each tap is one pass of max over the tile's rows and columns.
   const auto& ax = pool.op()->axis;
   sch[pool].reorder({ax[0], rr, rs, ax[1], ax[2], ax[3]});
-  if (p.double_buffer) sch[P].double_buffer();
+  if (p.db_input) sch[P].double_buffer();
+  if (p.db_output) sch[pool].double_buffer();
   return NpuOp{"max_pool2d", {X, Y}, s};
+}
+
+NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& shape) {
+  check_pool_shape("npu_max_pool2d", shape);
+  return npu_max_pool2d(target, shape, default_max_pool2d_params(target, shape));
+}
+
+OnchipFootprint max_pool2d_footprint(const npu::Target& target, const Pool2dShape& sh,
+                                     const NpuMaxPool2dParams& p) {
+  check_pool_shape("max_pool2d_footprint", sh);
+  const int64_t CB = ceil_div(sh.C, target.block());
+  const int64_t cb = std::min(p.tile_cb, CB), oh = std::min(p.tile_oh, sh.OH()),
+                ow = std::min(p.tile_ow, sh.OW());
+  int64_t input = cb * std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad) *
+                  std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
+  OnchipFootprint f;
+  f.sram_rows = input * (p.db_input ? 2 : 1) + cb * oh * ow * (p.db_output ? 2 : 1);
+  return f;
 }
 
 }  // namespace tessera

@@ -1,5 +1,9 @@
 #include "autotune/templates/npu_op.h"
 
+#include <algorithm>
+
+#include "runtime/base/error.h"
+
 namespace tessera {
 
 Expr requant_expr(const Expr& acc, const Requant& q) {
@@ -24,28 +28,63 @@ Tensor zero_padded(const Tensor& X, int64_t pad) {
       "P", {"c", "h", "w", "l"});
 }
 
-Stage schedule_conv_tiles(Schedule& sch, const Tensor& Y, const Tensor& acc, const Tensor& P,
-                          const Tensor& W, int64_t tile_blocks, int64_t tile_rows,
-                          bool double_buffer) {
-  Tensor ys = sch.cache_write(Y, "sram");
-  Tensor ws = sch.cache_read(W, "sram", {acc.op()});
-  sch[P].set_scope("sram");
-  sch[acc].set_scope("acc");
-  Stage y = sch[Y];
-  const auto& yax = y.node()->op->axis;
-  auto [bo, bi] = y.split(yax[0], tile_blocks);
-  auto [ro, ri] = y.split(yax[1], tile_rows);
-  y.reorder({bo, ro, bi, ri, yax[2], yax[3]});
-  Stage a = sch[acc];
-  a.compute_at(y, ro);
-  sch[ys].compute_at(y, ro);
-  sch[P].compute_at(y, ro);
-  sch[ws].compute_at(y, bo);
-  if (double_buffer) {
-    sch[P].double_buffer();
-    sch[ws].double_buffer();
+size_t OutputTiles::position(const std::string& name) const {
+  for (size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return i;
+  TESSERA_ICHECK(false, "no tile loop named ", name);
+  return 0;
+}
+
+IterVar OutputTiles::outer(const std::string& name) const { return outer_[position(name)]; }
+IterVar OutputTiles::inner(const std::string& name) const { return inner_[position(name)]; }
+
+IterVar OutputTiles::inner_of(const std::vector<std::string>& names) const {
+  size_t last = 0;
+  for (const std::string& n : names) {
+    size_t k = std::find(order_.begin(), order_.end(), n) - order_.begin();
+    TESSERA_ICHECK(k < order_.size(), "no tile loop named ", n);
+    last = std::max(last, k);
   }
-  return a;
+  return outer(order_[last]);
+}
+
+std::vector<std::string> tile_order(const std::vector<std::string>& order,
+                                    const std::vector<std::string>& names) {
+  return order.empty() ? names : order;
+}
+
+void check_tile_order(const char* op, const std::vector<std::string>& order,
+                      const std::vector<std::string>& names) {
+  if (order.empty()) return;
+  std::vector<std::string> a = order, b = names;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) {
+    std::string want, got;
+    for (const auto& n : names) want += (want.empty() ? "" : ", ") + n;
+    for (const auto& n : order) got += (got.empty() ? "" : ", ") + n;
+    throw ScheduleError(str(op, ": the tile-loop order [", got,
+                            "] is not an order of the tile loops [", want, "]"));
+  }
+}
+
+OutputTiles tile_output(Stage y, const std::vector<std::string>& names,
+                        const std::vector<int64_t>& factors,
+                        const std::vector<std::string>& order) {
+  const std::vector<IterVar> axes = y.node()->op->axis;
+  std::vector<IterVar> outer, inner;
+  for (size_t d = 0; d < names.size(); ++d) {
+    auto [o, i] = y.split(axes[d], factors[d]);
+    outer.push_back(o);
+    inner.push_back(i);
+  }
+  OutputTiles t(names, outer, inner, order.empty() ? names : order);
+  std::vector<IterVar> loops;
+  for (const std::string& n : order) loops.push_back(t.outer(n));
+  loops.insert(loops.end(), inner.begin(), inner.end());
+  loops.insert(loops.end(), axes.begin() + names.size(), axes.end());
+  y.reorder(loops);
+  return t;
 }
 
 }  // namespace tessera

@@ -48,14 +48,41 @@ int64_t ceil_div(int64_t a, int64_t b);
 // DMA fills with its padding on load.
 Tensor zero_padded(const Tensor& X, int64_t pad);
 
-// The schedule the convolution-like operators share (conv2d, depthwise conv2d): the output Y
-// [blocks, rows, cols, B] tiled by `tile_blocks` channel blocks and `tile_rows` rows; per tile
-// the padded input P (scope sram, loaded with its padding by DMA), the accumulator `acc`
-// (scope acc) and the requantized result (sram); the weights W (sram) per channel-block tile.
-// Double buffering, when asked, applies to P and the weights. Returns acc's stage, whose loop
-// order and tensorize the operator still chooses.
-Stage schedule_conv_tiles(Schedule& sch, const Tensor& Y, const Tensor& acc, const Tensor& P,
-                          const Tensor& W, int64_t tile_blocks, int64_t tile_rows,
-                          bool double_buffer);
+// The tile loops of an output stage: its first axes (named `names`, in axis order) split by
+// `factors` (tails allowed: lowering guards them); the outer loops in `order` (a permutation of
+// `names`, outermost first; empty: axis order), then the inner loops in axis order, then the
+// stage's other axes.
+class OutputTiles {
+ public:
+  OutputTiles(std::vector<std::string> names, std::vector<IterVar> outer,
+              std::vector<IterVar> inner, std::vector<std::string> order)
+      : names_(std::move(names)),
+        outer_(std::move(outer)),
+        inner_(std::move(inner)),
+        order_(std::move(order)) {}
+  IterVar outer(const std::string& name) const;
+  IterVar inner(const std::string& name) const;
+  // The innermost tile loop: one iteration is one output tile.
+  IterVar innermost() const { return outer(order_.back()); }
+  // Of the outer loops of `names`, the one innermost in the order: where a stage that depends on
+  // those tiles only is computed.
+  IterVar inner_of(const std::vector<std::string>& names) const;
+
+ private:
+  size_t position(const std::string& name) const;
+  std::vector<std::string> names_;
+  std::vector<IterVar> outer_, inner_;
+  std::vector<std::string> order_;
+};
+OutputTiles tile_output(Stage y, const std::vector<std::string>& names,
+                        const std::vector<int64_t>& factors, const std::vector<std::string>& order);
+
+// `order`, or `names` (axis order) when it is empty.
+std::vector<std::string> tile_order(const std::vector<std::string>& order,
+                                    const std::vector<std::string>& names);
+
+// ScheduleError naming `op` unless `order` is empty or a permutation of `names`.
+void check_tile_order(const char* op, const std::vector<std::string>& order,
+                      const std::vector<std::string>& names);
 
 }  // namespace tessera

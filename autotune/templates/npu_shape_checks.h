@@ -1,21 +1,25 @@
-// Argument checks of the NPU operator library, run first thing by each operator (and by the
-// default-parameter functions, which compute output sizes too): a stride of 0 used to reach the
+// The pieces every NPU operator's argument check is made of (check_conv_shape, check_pool_shape,
+// check_dense_shape, check_add_shape call them first thing): a stride of 0 used to reach the
 // output-size division and kill the process with SIGFPE, a negative stride surfaced as an error
-// about an internal tensor, and a negative pad silently computed a crop. Each failure is an
-// ArgumentError naming the operator and the field and saying what is legal.
+// about an internal tensor, a negative pad silently computed a crop, and sizes near int64's range
+// overflowed the shape arithmetic. Each failure is an ArgumentError naming the operator (`op`:
+// the template's name, or the C++ function's) and the field, and saying what is legal.
 #pragma once
 
 #include <cstdint>
 
-#include "autotune/templates/npu_conv2d.h"
-#include "autotune/templates/npu_max_pool2d.h"
-
 namespace tessera {
 
-// `op` names the operator in messages ("conv2d", "depthwise_conv2d").
-void check_conv2d_shape(const Conv2dShape& shape, const char* op);
-void check_max_pool2d_shape(const Pool2dShape& shape);
-void check_dense_shape(int64_t M, int64_t K, int64_t N);
-void check_add_shape(int64_t C, int64_t H, int64_t W);
+// The largest size, stride or pad an operator takes: far beyond any on-chip tile, and small
+// enough that the shape arithmetic (H + 2 * pad, products of a few sizes) cannot overflow.
+constexpr int64_t kMaxOperatorExtent = int64_t(1) << 24;
+
+// `field` = v, a size (`meaning`: "input channels", ...), must be in [1, kMaxOperatorExtent].
+void check_size_arg(const char* op, const char* field, int64_t v, const char* meaning);
+
+// An R x S window moved by `stride` over an H x W input padded by `pad` zeros on each side: every
+// size positive, stride >= 1, pad >= 0, and the window inside the padded input.
+void check_window_args(const char* op, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride,
+                       int64_t pad);
 
 }  // namespace tessera

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 import tessera  # noqa: E402
-from tessera import npu  # noqa: E402
+from tessera import autotune, npu  # noqa: E402
 from tessera import npu_layout as L  # noqa: E402
 
 MULT, SHIFT = 1 << 14, 22   # a requantization that keeps outputs in range for random data
@@ -46,65 +46,54 @@ def conv_reference(x, w, stride, pad):
     return L.requantize(acc, MULT, SHIFT)
 
 
-def im2col(x, R, S, stride, pad):
-    """(C, H, W) -> (OH * OW, C * R * S): each output pixel's window as one row."""
-    C, H, W = x.shape
-    OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
-    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad)))
-    cols = np.empty((C, R, S, OH, OW), x.dtype)
-    for r in range(R):
-        for s in range(S):
-            cols[:, r, s] = xp[:, r:r + stride * (OH - 1) + 1:stride, s:s + stride * (OW - 1) + 1:stride]
-    return np.ascontiguousarray(cols.reshape(C * R * S, OH * OW).T)
-
-
-def run_layer(wl, rng, target=None):
-    """Builds, checks and times one workload on `target` (None: npu-v1); returns a row of
-    figures."""
+def task_of(wl, target=None):
+    """The operator library's task for a workload: dense for fc; conv2d, or conv2d_im2col (a dense
+    layer over the im2col matrix) when the layer has fewer input channels than the target's block,
+    as conv1's 3 RGB channels, which would otherwise be padded to a whole block."""
     target = npu.default_target() if target is None else target
-    if wl["op"] == "dense" or wl["id"] == "conv1":
-        if wl["op"] == "dense":
-            M, K, N = wl["M"], wl["K"], wl["N"]
-            x = rng.integers(-128, 128, (M, K), dtype=np.int8)
-            w = rng.integers(-128, 128, (N, K), dtype=np.int8)
-            a = x
-        else:
-            C, H, W, K_, R, S = wl["C"], wl["H"], wl["W"], wl["K"], wl["R"], wl["S"]
-            x = rng.integers(-128, 128, (C, H, W), dtype=np.int8)
-            wt = rng.integers(-128, 128, (K_, C, R, S), dtype=np.int8)
-            a = im2col(x, R, S, wl["stride"], wl["pad"])
-            w = wt.reshape(K_, C * R * S)
-            M, K, N = a.shape[0], a.shape[1], K_
-        op = tessera.npu_ops.dense(M=M, K=K, N=N, multiplier=MULT, shift=SHIFT, target=target)
-        f = tessera.build(op.schedule, op.args, target=target, name=wl["id"])
+    q = dict(multiplier=MULT, shift=SHIFT)
+    if wl["op"] == "dense":
+        return autotune.NpuTask("dense", dict(M=wl["M"], K=wl["K"], N=wl["N"], **q), target)
+    args = dict(C=wl["C"], H=wl["H"], W=wl["W"], K=wl["K"], R=wl["R"], S=wl["S"],
+                stride=wl["stride"], pad=wl["pad"], **q)
+    return autotune.NpuTask("conv2d_im2col" if wl["C"] < target.block else "conv2d", args, target)
+
+
+def run_layer(wl, rng, target=None, config=None):
+    """Builds, checks and times one workload on `target` (None: npu-v1) with `config` (None: the
+    template's default); returns a row of figures."""
+    target = npu.default_target() if target is None else target
+    task = task_of(wl, target)
+    config = task.default_config() if config is None else config
+    op = task.build(config)
+    f = tessera.build(op.schedule, op.args, target=target, name=wl["id"])
+    if task.template == "dense":
+        M, K, N = wl["M"], wl["K"], wl["N"]
+        x = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        w = rng.integers(-128, 128, (N, K), dtype=np.int8)
         y = np.zeros(L.dense_output_shape(M, N, target), np.int8)
-        f(L.pack_dense_input(a, target), L.pack_dense_weight(w, target), y)
-        ref = L.requantize(a.astype(np.int64) @ w.astype(np.int64).T, MULT, SHIFT)
+        f(L.pack_dense_input(x, target), L.pack_dense_weight(w, target), y)
+        ref = L.requantize(x.astype(np.int64) @ w.astype(np.int64).T, MULT, SHIFT)
         ok = np.array_equal(L.unpack_dense_output(y, N), ref)
-        if wl["op"] == "dense":
-            min_ddr = M * K + N * K + M * N
-        else:  # the layer is the convolution: its input is the image, not the im2col matrix
-            min_ddr = C * H * W + K_ * C * R * S + K_ * wl["OH"] * wl["OW"]
-        params = f"dense M={M} K={K} N={N}"
     else:
         C, H, W, K, R, S = wl["C"], wl["H"], wl["W"], wl["K"], wl["R"], wl["S"]
-        p = tessera.npu_ops.conv2d_default_params(C=C, H=H, W=W, K=K, R=R, S=S,
-                                                   stride=wl["stride"], pad=wl["pad"],
-                                                   target=target)
-        op = tessera.npu_ops.conv2d(C=C, H=H, W=W, K=K, R=R, S=S, stride=wl["stride"],
-                                     pad=wl["pad"], multiplier=MULT, shift=SHIFT, target=target)
-        f = tessera.build(op.schedule, op.args, target=target, name=wl["id"])
+        st, pad = wl["stride"], wl["pad"]
         x = rng.integers(-128, 128, (C, H, W), dtype=np.int8)
         wt = rng.integers(-128, 128, (K, C, R, S), dtype=np.int8)
-        y = np.zeros(L.activation_shape(K, wl["OH"], wl["OW"], target), np.int8)
-        f(L.pack_activation(x, target), L.pack_conv_weight(wt, target), y)
-        ok = np.array_equal(L.unpack_activation(y, K), conv_reference(x, wt, wl["stride"], wl["pad"]))
-        min_ddr = C * H * W + K * C * R * S + K * wl["OH"] * wl["OW"]
-        params = (f"tile_oh={p['tile_oh']} tile_kb={p['tile_kb']} "
-                  f"fold={'channels' if p['fold_channels'] else 'rows'}")
+        if task.template == "conv2d_im2col":
+            y = np.zeros(L.dense_output_shape(wl["OH"] * wl["OW"], K, target), np.int8)
+            f(L.pack_im2col_input(x, R, S, st, pad, target), L.pack_im2col_weight(wt, target), y)
+            out = L.unpack_im2col_output(y, K, wl["OH"], wl["OW"])
+        else:
+            y = np.zeros(L.activation_shape(K, wl["OH"], wl["OW"], target), np.int8)
+            f(L.pack_activation(x, target), L.pack_conv_weight(wt, target), y)
+            out = L.unpack_activation(y, K)
+        ok = np.array_equal(out, conv_reference(x, wt, st, pad))
+    params = task.template + " " + task.to_json(config)
     t = f.timing()
     r = f.roofline()            # against the operator's true work
     own = f.kernel_roofline()   # against the kernel's own (padded) work
+    min_ddr = r["ddr_bytes"]    # the layer's minimum (for conv1, the image, not its im2col matrix)
     cycles = t["cycles"]
     ddr = t["ddr_bytes_read"] + t["ddr_bytes_written"]
     util = {u: t["units"][u]["busy_cycles"] / cycles for u in ("load", "compute", "store")}
@@ -121,7 +110,7 @@ def double_buffer_row(target=None):
     out = {}
     for db in (True, False):
         op = tessera.npu_ops.dense(M=1024, K=512, N=target.block, multiplier=MULT, shift=SHIFT,
-                                    double_buffer=db, target=target)
+                                    db_input=db, db_weights=db, db_output=db, target=target)
         out[db] = tessera.build(op.schedule, op.args, target=target).timing()["cycles"]
     return out
 

@@ -96,8 +96,11 @@ def sweep(wl):
         op = tessera.npu_ops.conv2d(C=wl["C"], H=wl["H"], W=wl["W"], K=wl["K"], R=wl["R"],
                                     S=wl["S"], stride=wl["stride"], pad=wl["pad"],
                                     multiplier=MULT, shift=SHIFT, tile_oh=v["tile_oh"],
-                                    tile_kb=v["tile_kb"], double_buffer=v["double_buffer"],
-                                    fold_channels=v["fold"] == "channels")
+                                    tile_kb=v["tile_kb"], fold=v["fold"], tile_ow=wl["OW"],
+                                    tile_cb=-(-wl["C"] // npu.default_target().block), order=["kb", "oh", "ow"],
+                                    weights_at="tile", input_load="window",
+                                    db_input=v["double_buffer"], db_weights=v["double_buffer"],
+                                    db_output=False)
         knob = at.knob_features(space, c)
         try:
             f = tessera.lower(op.schedule, op.args, "main", "npu")

@@ -178,14 +178,22 @@ class Verifier : public IRVisitor {
     bool constant_loops = true;
     for (const Scope& sc : scopes_) {
       if (sc.kind != Scope::kLoop) continue;
-      const int64_t* mn = as_const_int(sc.a);
       const int64_t* ext = as_const_int(sc.b);
-      if (!mn || !ext) {
-        constant_loops = false;
+      if (ext && *ext <= 0) return true;  // never runs
+      // A loop whose range depends on enclosing loops (a tail tile: tighten_loop_bounds) has that
+      // range, in their variables; const bounds follow the nest (const_bounds.h).
+      if (!as_const_int(sc.a) || !ext) {
+        std::optional<int64_t> lo = const_lower_bound(sc.a, ranges);
+        std::optional<int64_t> hi = const_upper_bound(sc.a + sc.b, ranges);
+        if (!lo || !hi) {
+          constant_loops = false;
+          continue;
+        }
+        if (*hi <= *lo) return true;  // never runs for any value of the enclosing loops
+        ranges[sc.var] = Interval{sc.a, simplify(sc.a + sc.b - make_int(1, sc.b.dtype()))};
         continue;
       }
-      if (*ext <= 0) return true;  // never runs
-      ranges[sc.var] = Interval::range(*mn, *ext);
+      ranges[sc.var] = Interval::range(*as_const_int(sc.a), *ext);
     }
     if (constant_loops) {
       std::optional<int64_t> lo = const_lower_bound(first, ranges);

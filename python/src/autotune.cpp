@@ -1,19 +1,61 @@
-// Python bindings for the operator library (autotune/templates): operator instances with their
-// default schedules, parameters as keyword arguments, each for an NPU target (target=None: npu-v1).
+// Python bindings for the tunable NPU templates (autotune/templates): the template table, tasks
+// (template, arguments, target) with their config spaces, defaults, footprints and operators, and
+// the templates' C++ measurement as a MeasureFunction (py_tuning.h) for the tuner's executors.
+// Registered as tessera._tessera.npu_templates (re-exported by the tessera.autotune package) plus
+// the NpuOp class in tessera._tessera.npu_ops (python/tessera/npu_ops.py builds operators with
+// the templates). Configs, spaces and tuning tasks are the tuner core's classes (tuning.cpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "autotune/templates/npu_add.h"
-#include "autotune/templates/npu_conv2d.h"
-#include "autotune/templates/npu_dense.h"
-#include "autotune/templates/npu_depthwise_conv2d.h"
-#include "autotune/templates/npu_max_pool2d.h"
+#include <memory>
+
+#include "autotune/errors.h"
+#include "autotune/templates/measure_npu.h"
+#include "autotune/templates/npu_task.h"
 #include "python/src/py_handles.h"
-#include "runtime/base/error.h"
+#include "python/src/py_tuning.h"
 
 namespace py = pybind11;
 
 namespace tessera::python {
+namespace {
+
+using TaskPtr = std::shared_ptr<NpuTask>;  // never modified after construction
+
+nlohmann::json json_arg(const py::handle& obj) {
+  if (py::isinstance<py::str>(obj)) {
+    std::string text = obj.cast<std::string>();
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw autotune::ConfigError(str("'", text, "' is not valid JSON"));
+    return j;
+  }
+  return py_to_json(obj);
+}
+
+py::dict footprint_dict(const OnchipFootprint& f, const npu::Target& t) {
+  py::dict d;
+  d["sram_rows"] = f.sram_rows;
+  d["acc_rows"] = f.acc_rows;
+  d["sram_capacity_rows"] = t.sram_rows();
+  d["acc_capacity_rows"] = t.acc_rows();
+  d["fits"] = f.fits(t);
+  return d;
+}
+
+py::dict measurement_dict(const NpuMeasurement& m) {
+  py::dict d = json_to_py(autotune::result_to_json(m.result)).cast<py::dict>();
+  d["construct_us"] = m.construct_us;
+  d["lower_us"] = m.lower_us;
+  d["codegen_us"] = m.codegen_us;
+  d["timing_us"] = m.timing_us;
+  d["insns"] = m.insns;
+  d["duplicate"] = m.duplicate;
+  d["bound"] = m.bound_cycles;
+  if (m.result.ok()) d["ddr_bytes"] = m.stats.ddr_bytes_read + m.stats.ddr_bytes_written;
+  return d;
+}
+
+}  // namespace
 
 void bind_autotune(py::module_& m) {
   py::module_ ops = m.def_submodule("npu_ops", "the NPU operator library");
@@ -21,127 +63,140 @@ void bind_autotune(py::module_& m) {
       .def_readonly("name", &NpuOp::name)
       .def_readonly("args", &NpuOp::args)
       .def_readonly("schedule", &NpuOp::schedule);
-  auto requant = [](int64_t multiplier, int64_t shift, int64_t zero_point, bool relu) {
-    Requant q;
-    q.multiplier = multiplier;
-    q.shift = shift;
-    q.zero_point = zero_point;
-    q.relu = relu;
-    return q;
-  };
-  ops.def(
-      "dense",
-      [requant](int64_t M, int64_t K, int64_t N, int64_t multiplier, int64_t shift,
-                int64_t zero_point, bool relu, const py::object& tile_m, const py::object& tile_nb,
-                const py::object& double_buffer, const std::optional<npu::Target>& target) {
-        npu::Target t = npu_target_or_default(target);
-        // Parameters not given come from the shape-aware defaults.
-        NpuDenseParams p = default_dense_params(t, M, K, N);
-        if (!tile_m.is_none()) p.tile_m = tile_m.cast<int64_t>();
-        if (!tile_nb.is_none()) p.tile_nb = tile_nb.cast<int64_t>();
-        if (!double_buffer.is_none()) p.double_buffer = double_buffer.cast<bool>();
-        return npu_dense(t, M, K, N, requant(multiplier, shift, zero_point, relu), p);
-      },
-      py::arg("M"), py::arg("K"), py::arg("N"), py::arg("multiplier"), py::arg("shift"),
-      py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_m") = py::none(),
-      py::arg("tile_nb") = py::none(), py::arg("double_buffer") = py::none(),
-      py::arg("target") = py::none());
-  ops.def(
-      "conv2d",
-      [requant](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S, int64_t stride,
-                int64_t pad, int64_t multiplier, int64_t shift, int64_t zero_point, bool relu,
-                const py::object& tile_oh, const py::object& tile_kb,
-                const py::object& double_buffer, const py::object& fold_channels,
-                const std::optional<npu::Target>& target) {
-        npu::Target t = npu_target_or_default(target);
-        Conv2dShape shape{C, H, W, K, R, S, stride, pad};
-        // Parameters not given come from the shape-aware defaults.
-        NpuConv2dParams p = default_conv2d_params(t, shape);
-        if (!tile_oh.is_none()) p.tile_oh = tile_oh.cast<int64_t>();
-        if (!tile_kb.is_none()) p.tile_kb = tile_kb.cast<int64_t>();
-        if (!double_buffer.is_none()) p.double_buffer = double_buffer.cast<bool>();
-        if (!fold_channels.is_none()) p.fold_channels = fold_channels.cast<bool>();
-        return npu_conv2d(t, shape, requant(multiplier, shift, zero_point, relu), p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"), py::arg("R"), py::arg("S"),
-      py::arg("stride"), py::arg("pad"), py::arg("multiplier"), py::arg("shift"),
-      py::arg("zero_point") = 0, py::arg("relu") = false, py::arg("tile_oh") = py::none(),
-      py::arg("tile_kb") = py::none(), py::arg("double_buffer") = py::none(),
-      py::arg("fold_channels") = py::none(), py::arg("target") = py::none());
-  ops.def(
-      "conv2d_default_params",
-      [](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S, int64_t stride,
-         int64_t pad, const std::optional<npu::Target>& target) {
-        NpuConv2dParams p = default_conv2d_params(npu_target_or_default(target),
-                                                  Conv2dShape{C, H, W, K, R, S, stride, pad});
-        py::dict d;
-        d["tile_oh"] = p.tile_oh;
-        d["tile_kb"] = p.tile_kb;
-        d["double_buffer"] = p.double_buffer;
-        d["fold_channels"] = p.fold_channels;
-        return d;
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"), py::arg("R"), py::arg("S"),
-      py::arg("stride"), py::arg("pad"), py::arg("target") = py::none());
-  ops.def(
-      "depthwise_conv2d",
-      [requant](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,
-                int64_t multiplier, int64_t shift, int64_t zero_point, bool relu, int64_t tile_oh,
-                int64_t tile_cb, bool double_buffer, const std::string& mapping,
-                const std::optional<npu::Target>& target) {
-        NpuDepthwiseConv2dParams p;
-        p.tile_oh = tile_oh;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        if (mapping == "vector_mac") {
-          p.mapping = DepthwiseMapping::kVectorMac;
-        } else if (mapping == "diagonal_gemm") {
-          p.mapping = DepthwiseMapping::kDiagonalGemm;
-        } else {
-          throw ArgumentError(str("npu_ops.depthwise_conv2d: unknown mapping '", mapping,
-                                  "'; the mappings are 'vector_mac' (weights [C/B, R, S, B]) and "
-                                  "'diagonal_gemm' (weights [C/B, R, S, B, B])"));
+
+  py::module_ at = m.def_submodule("npu_templates", "the tunable NPU templates");
+  at.def(
+      "templates",
+      [] {
+        py::list out;
+        for (const NpuTemplate* t : npu_templates()) {
+          py::dict d;
+          d["name"] = t->name;
+          d["summary"] = t->summary;
+          out.append(d);
         }
-        return npu_depthwise_conv2d(npu_target_or_default(target),
-                                    Conv2dShape{C, H, W, C, R, S, stride, pad},
-                                    requant(multiplier, shift, zero_point, relu), p);
+        return out;
       },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("R"), py::arg("S"), py::arg("stride"),
-      py::arg("pad"), py::arg("multiplier"), py::arg("shift"), py::arg("zero_point") = 0,
-      py::arg("relu") = false, py::arg("tile_oh") = NpuDepthwiseConv2dParams().tile_oh,
-      py::arg("tile_cb") = NpuDepthwiseConv2dParams().tile_cb,
-      py::arg("double_buffer") = NpuDepthwiseConv2dParams().double_buffer,
-      py::arg("mapping") = "vector_mac", py::arg("target") = py::none());
-  ops.def(
-      "max_pool2d",
-      [](int64_t C, int64_t H, int64_t W, int64_t R, int64_t S, int64_t stride, int64_t pad,
-         int64_t tile_oh, int64_t tile_cb, bool double_buffer,
-         const std::optional<npu::Target>& target) {
-        NpuMaxPool2dParams p;
-        p.tile_oh = tile_oh;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        return npu_max_pool2d(npu_target_or_default(target),
-                              Pool2dShape{C, H, W, R, S, stride, pad}, p);
+      "The template table: a list of {'name', 'summary'}, in a fixed order.");
+  // A function, not an attribute: MeasureFunction's class is registered after this module
+  // (bind_tuning), so the value is made when Python asks for it.
+  at.def(
+      "measure_function", [] { return MeasureFunction{measure_npu, "measure_npu"}; },
+      "The templates' C++ measurement (build + timing simulation, classified errors, kernel "
+      "fingerprints) as a MeasureFunction for LocalExecutor; it runs in parallel on the workers.");
+  at.def(
+      "tuning_task",
+      [](const py::object& key, const std::optional<npu::Target>& target) {
+        return npu_task_from_key(json_arg(key), npu_target_or_default(target)).tuning;
       },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("R"), py::arg("S"), py::arg("stride"),
-      py::arg("pad") = 0, py::arg("tile_oh") = NpuMaxPool2dParams().tile_oh,
-      py::arg("tile_cb") = NpuMaxPool2dParams().tile_cb,
-      py::arg("double_buffer") = NpuMaxPool2dParams().double_buffer,
-      py::arg("target") = py::none());
-  ops.def(
-      "add",
-      [](int64_t C, int64_t H, int64_t W, bool relu, int64_t tile_h, int64_t tile_cb,
-         bool double_buffer, const std::optional<npu::Target>& target) {
-        NpuAddParams p;
-        p.tile_h = tile_h;
-        p.tile_cb = tile_cb;
-        p.double_buffer = double_buffer;
-        return npu_add(npu_target_or_default(target), C, H, W, relu, p);
-      },
-      py::arg("C"), py::arg("H"), py::arg("W"), py::arg("relu") = false,
-      py::arg("tile_h") = NpuAddParams().tile_h, py::arg("tile_cb") = NpuAddParams().tile_cb,
-      py::arg("double_buffer") = NpuAddParams().double_buffer, py::arg("target") = py::none());
+      py::arg("key"), py::arg("target") = py::none(),
+      "The TuningTask of a task key {'template': .., 'args': {..}} (dict or JSON text): what "
+      "transfer_groups' task_of and a farm worker need.");
+
+  py::class_<NpuTask, TaskPtr>(at, "NpuTask",
+                               "A task of an NPU template: NpuTask(template, args, target=None); "
+                               "args a dict (or JSON text) of the template's arguments; target an "
+                               "npu.Target (None: npu-v1).")
+      .def(py::init([](const std::string& tmpl, const py::object& args,
+                       const std::optional<npu::Target>& target) {
+             return std::make_shared<NpuTask>(
+                 make_npu_task(tmpl, json_arg(args), npu_target_or_default(target)));
+           }),
+           py::arg("template"), py::arg("args"), py::arg("target") = py::none())
+      .def_static(
+          "from_key",
+          [](const py::object& key, const std::optional<npu::Target>& target) {
+            return std::make_shared<NpuTask>(
+                npu_task_from_key(json_arg(key), npu_target_or_default(target)));
+          },
+          py::arg("key"), py::arg("target") = py::none(),
+          "The task of a key {'template': .., 'args': {..}} (dict or JSON text).")
+      .def_property_readonly("template", [](const NpuTask& t) { return std::string(t.tmpl->name); })
+      .def_property_readonly("args", [](const NpuTask& t) { return json_to_py(t.args); })
+      .def_property_readonly("key", [](const NpuTask& t) { return json_to_py(t.tuning.key); })
+      .def_property_readonly("key_text", [](const NpuTask& t) { return t.tuning.key_text(); },
+                             "The task key as canonical JSON text.")
+      .def_property_readonly("target", [](const NpuTask& t) { return t.target; })
+      .def_property_readonly(
+          "tuning", [](const NpuTask& t) { return t.tuning; },
+          "The TuningTask (key, space with the validity check) for make_tuner and tune().")
+      .def_property_readonly(
+          "space", [](const NpuTask& t) { return t.tuning.space; },
+          "The ConfigSpace: at(index), index_of(config), to_text(config), from_json(...).")
+      .def_property_readonly(
+          "space_size", [](const NpuTask& t) { return t.tuning.space.size(); },
+          "The number of configs in the space (valid or not).")
+      .def_property_readonly(
+          "knobs", [](const NpuTask& t) { return json_to_py(t.tuning.space.describe()["knobs"]); },
+          "Each knob: {'name', 'kind', 'domain'} (and 'extent' for splits).")
+      .def(
+          "count_valid",
+          [](const NpuTask& t) {
+            py::gil_scoped_release release;
+            return count_valid_configs(t.tuning.space);
+          },
+          "How many configs of the space pass the validity check (visits every index).")
+      .def(
+          "config", [](const NpuTask& t, uint64_t index) { return t.tuning.space.at(index); },
+          py::arg("index"), "The config at `index` (0 <= index < space_size).")
+      .def(
+          "config_from_json",
+          [](const NpuTask& t, const py::object& j) { return t.tuning.space.from_json(json_arg(j)); },
+          py::arg("config"), "The config of a JSON text or dict of knob values.")
+      .def(
+          "to_json", [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.to_text(c); },
+          py::arg("config"), "The config's canonical JSON text (keys sorted).")
+      .def(
+          "values",
+          [](const NpuTask& t, const autotune::Config& c) {
+            return json_to_py(t.tuning.space.to_json(c));
+          },
+          py::arg("config"), "The config's knob values as a dict.")
+      .def(
+          "index_of",
+          [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.index_of(c); },
+          py::arg("config"))
+      .def(
+          "default_config", [](const NpuTask& t) { return default_config(t); },
+          "The template's shape-aware default for this task (a point of its space).")
+      .def(
+          "is_valid",
+          [](const NpuTask& t, const autotune::Config& c) { return t.tuning.space.is_valid(c); },
+          py::arg("config"),
+          "The cheap validity check: the config's footprint fits on chip and the template builds "
+          "its knob combination.")
+      .def(
+          "footprint",
+          [](const NpuTask& t, const autotune::Config& c) {
+            return footprint_dict(footprint(t, c), t.target);
+          },
+          py::arg("config"), "On-chip rows the config needs (double buffers twice) and capacity.")
+      .def(
+          "build",
+          [](const NpuTask& t, const autotune::Config& c) {
+            py::gil_scoped_release release;
+            return build_npu_op(t, c);
+          },
+          py::arg("config"), "The operator (npu_ops.NpuOp) with the config's schedule.")
+      .def(
+          "measure",
+          [](const NpuTask& t, const autotune::Config& c) {
+            NpuMeasurement m;
+            {
+              py::gil_scoped_release release;
+              m = measure_npu_detailed(t.tuning, c, t.target);
+            }
+            return measurement_dict(m);
+          },
+          py::arg("config"),
+          "Builds and times the config (measure_npu, with its phases apart): a dict with 'status' "
+          "(ok, invalid_config, compile_error, simulation_error, internal_error), 'cycles' or "
+          "'message', the kernel 'fingerprint', construct_us, lower_us, codegen_us, timing_us, "
+          "'insns' and 'bound' (the roofline bound of the operator's true work, cycles).")
+      .def("__repr__", [](const NpuTask& t) {
+        return str("<autotune.NpuTask ", t.tuning.key_text(), " on ", t.target.name, ", ",
+                   t.tuning.space.size(), " configs>");
+      });
 }
 
 }  // namespace tessera::python

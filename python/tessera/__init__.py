@@ -12,10 +12,11 @@ A target is "c", "npu" (the built-in npu-v1) or an NPU description:
     t = tessera.npu.load_target("runtime/npu/targets/npu-32x32.json")
     f = tessera.build(s, args, target=t)
 
-The NPU operator library: tessera.npu_ops (dense, conv2d, depthwise_conv2d, max_pool2d, add; each
-takes target=), its layouts: tessera.npu_layout (taking the target); the intrinsics for
-tensorize: tessera.npu_gemm_intrin(target) (the MAC array), tessera.npu_vmac_intrin(target) (the
-vector unit's per-lane multiply-accumulate).
+The NPU operator library: tessera.npu_ops (dense, conv2d, conv2d_im2col, depthwise_conv2d,
+max_pool2d, add; each takes target= and knob overrides), built from the tunable templates of
+tessera.autotune (NpuTask: config spaces, defaults, measurement); its layouts: tessera.npu_layout
+(taking the target); the intrinsics for tensorize: tessera.npu_gemm_intrin(target) (the MAC
+array), tessera.npu_vmac_intrin(target) (the vector unit's per-lane multiply-accumulate).
 """
 import os as _os
 
@@ -29,10 +30,9 @@ from . import _tessera  # noqa: E402
 from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerError, TargetError,
                        KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
-from ._tessera import npu_ops, npu_gemm_intrin, npu_vmac_intrin, TensorIntrin
-from . import te, nd, npu, npu_layout
+from ._tessera import npu_gemm_intrin, npu_vmac_intrin, TensorIntrin
+from . import te, nd, npu, npu_layout, autotune, npu_ops
 
-__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "npu_gemm_intrin", "npu_vmac_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",
-           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
+__all__ = ["te", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "npu_vmac_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
            "RuntimeError", "InternalError"]

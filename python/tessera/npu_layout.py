@@ -115,3 +115,31 @@ def pack_depthwise_weight_diagonal(w, target=None):
     lanes = np.arange(b)
     out[..., lanes, lanes] = d
     return out
+
+
+def im2col(x, R, S, stride, pad):
+    """(C, H, W) -> (OH * OW, C * R * S): each output pixel's zero-padded window as one row, the
+    window's elements in (c, r, s) order (the order of a (K, C, R, S) weight's last three axes)."""
+    C, H, W = x.shape
+    OH, OW = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad)))
+    cols = np.empty((C, R, S, OH, OW), x.dtype)
+    for r in range(R):
+        for s in range(S):
+            cols[:, r, s] = xp[:, r:r + stride * (OH - 1) + 1:stride, s:s + stride * (OW - 1) + 1:stride]
+    return np.ascontiguousarray(cols.reshape(C * R * S, OH * OW).T)
+
+
+def pack_im2col_input(x, R, S, stride, pad, target=None):
+    """(C, H, W) -> the conv2d_im2col template's input [OH*OW, C*R*S/B, B]."""
+    return pack_dense_input(im2col(x, R, S, stride, pad), target)
+
+
+def pack_im2col_weight(w, target=None):
+    """(K, C, R, S) -> the conv2d_im2col template's weight [K/B, C*R*S/B, B, B]."""
+    return pack_dense_weight(w.reshape(w.shape[0], -1), target)
+
+
+def unpack_im2col_output(yp, K, OH, OW):
+    """The conv2d_im2col template's output [OH*OW, K/B, B] -> (K, OH, OW)."""
+    return np.ascontiguousarray(unpack_dense_output(yp, K).T.reshape(K, OH, OW))

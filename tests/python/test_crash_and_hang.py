@@ -50,22 +50,37 @@ def with_fixed_checksum(data):
 # --- NPU operator shapes --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("op, kwargs, words", [
-    ("conv2d", dict(stride=0), "npu_ops.conv2d: stride = 0 must be a positive integer"),
-    ("conv2d", dict(stride=-2), "npu_ops.conv2d: stride = -2 must be a positive integer"),
-    ("conv2d", dict(pad=-1), "npu_ops.conv2d: pad = -1 must be >= 0"),
-    ("conv2d", dict(R=9, pad=0), "npu_ops.conv2d: R = 9 is taller than the padded input "
-                                 "(H + 2 * pad = 6)"),
-    ("depthwise_conv2d", dict(stride=0), "npu_ops.depthwise_conv2d: stride = 0 must be a positive"),
-    ("depthwise_conv2d", dict(pad=-1), "npu_ops.depthwise_conv2d: pad = -1 must be >= 0"),
-    ("max_pool2d", dict(stride=0), "npu_ops.max_pool2d: stride = 0 must be a positive integer"),
-    ("max_pool2d", dict(pad=-1), "npu_ops.max_pool2d: pad = -1 must be >= 0"),
-    ("max_pool2d", dict(S=7, pad=0), "npu_ops.max_pool2d: S = 7 is wider than the padded input"),
-    ("dense", dict(K=0), "npu_ops.dense: K = 0 (reduction length) must be in [1, "),
-    ("add", dict(H=-3), "npu_ops.add: H = -3 (height) must be in [1, "),
+    ("conv2d", dict(stride=0), "conv2d: stride = 0 (the window's step in rows and columns) must "
+                               "be in [1, 16777216]"),
+    ("conv2d", dict(stride=-2), "conv2d: stride = -2 (the window's step"),
+    ("conv2d", dict(pad=-1), "conv2d: pad = -1 (zero rows and columns added on each side) must be "
+                             "in [0, 16777216]"),
+    ("conv2d", dict(R=9, pad=0), "conv2d: R = 9 (window height) is larger than the padded input: "
+                                 "H + 2 * pad = 6; the window must fit, R <= H + 2 * pad"),
+    ("conv2d", dict(S=10, pad=1), "conv2d: S = 10 (window width) is larger than the padded input: "
+                                  "W + 2 * pad = 8"),
+    ("conv2d", dict(H=2**40), "conv2d: H = 1099511627776 (input height) must be in [1, 16777216]"),
+    ("conv2d_im2col", dict(stride=0), "conv2d_im2col: stride = 0 (the window's step"),
+    ("conv2d_im2col", dict(pad=-3), "conv2d_im2col: pad = -3 (zero rows"),
+    ("depthwise_conv2d", dict(stride=0), "depthwise_conv2d: stride = 0 (the window's step"),
+    ("depthwise_conv2d", dict(stride=-1), "depthwise_conv2d: stride = -1 (the window's step"),
+    ("depthwise_conv2d", dict(pad=-1), "depthwise_conv2d: pad = -1 (zero rows"),
+    ("depthwise_conv2d", dict(R=9, pad=0), "depthwise_conv2d: R = 9 (window height) is larger"),
+    ("max_pool2d", dict(stride=0), "max_pool2d: stride = 0 (the window's step"),
+    ("max_pool2d", dict(stride=-3), "max_pool2d: stride = -3 (the window's step"),
+    ("max_pool2d", dict(pad=-1), "max_pool2d: pad = -1 (zero rows"),
+    ("max_pool2d", dict(S=9, pad=1), "max_pool2d: S = 9 (window width) is larger than the padded "
+                                     "input: W + 2 * pad = 8"),
+    ("dense", dict(K=0), "dense: K = 0 (reduction length) must be in [1, 16777216]"),
+    ("add", dict(H=-3), "add: H = -3 (height) must be in [1, 16777216]"),
+    ("conv2d", dict(stride=1.5), "conv2d: argument 'stride' = 1.5 is not an integer"),
+    ("conv2d", dict(pad="1"), "conv2d: argument 'pad' = \"1\" is not an integer"),
 ])
 def test_bad_npu_operator_shape_is_an_argument_error_naming_operator_and_field(op, kwargs, words):
     base = {
         "conv2d": dict(C=16, H=6, W=6, K=16, R=3, S=3, stride=1, pad=1, multiplier=1, shift=0),
+        "conv2d_im2col": dict(C=3, H=6, W=6, K=16, R=3, S=3, stride=1, pad=1, multiplier=1,
+                              shift=0),
         "depthwise_conv2d": dict(C=16, H=6, W=6, R=3, S=3, stride=1, pad=1, multiplier=1,
                                  shift=0),
         "max_pool2d": dict(C=16, H=6, W=6, R=3, S=3, stride=2, pad=1),
@@ -73,26 +88,24 @@ def test_bad_npu_operator_shape_is_an_argument_error_naming_operator_and_field(o
         "add": dict(C=16, H=3, W=3),
     }[op]
     base.update(kwargs)
+    # The operator library (tessera.npu_ops) and the tuner's task (the template's entry point,
+    # what a farm worker runs) check the same way, before any output size is computed.
     proc = run_python(f"""
         import tessera
-        try:
-            tessera.npu_ops.{op}(**{base!r})
-            print("no error")
-        except tessera.ArgumentError as e:
-            print("ArgumentError:", e)
+        from tessera.autotune import NpuTask
+        for make in (lambda: getattr(tessera.npu_ops, {op!r})(**{base!r}),
+                     lambda: NpuTask({op!r}, {base!r})):
+            try:
+                make()
+                print("no error")
+            except tessera.ArgumentError as e:
+                print("ArgumentError:", e)
     """)
-    assert_clean_error(proc, "ArgumentError: " + words)
-
-
-def test_default_conv2d_parameters_check_the_shape_too():
-    proc = run_python("""
-        import tessera
-        try:
-            tessera.npu_ops.conv2d_default_params(C=16, H=6, W=6, K=16, R=3, S=3, stride=0, pad=0)
-        except tessera.ArgumentError as e:
-            print("ArgumentError:", e)
-    """)
-    assert_clean_error(proc, "ArgumentError: npu_ops.conv2d: stride = 0")
+    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == lines[1], proc.stdout
+    assert lines[0].startswith("ArgumentError: " + words), proc.stdout
 
 
 # --- loaders --------------------------------------------------------------------------------------

@@ -110,7 +110,8 @@ def test_double_buffer_outside_on_chip_memory_is_rejected():
 
 
 PASSES_NPU = ["inline_stages", "infer_bounds", "schedule_ops", "tensorize", "simplify",
-              "flatten_storage", "simplify", "inject_npu_ops", "verify"]
+              "flatten_storage", "simplify", "inject_npu_ops", "tighten_loop_bounds", "verify"]
+NPU_ONLY = ("inject_npu_ops", "tighten_loop_bounds")
 
 
 def debug_passes(target):
@@ -148,7 +149,7 @@ def test_debug_level_2_shows_every_pass_of_lower_in_order():
     assert "npu.gemm acc.row[" in tensorized and "tensorize npu" not in tensorized
     assert err.rstrip().endswith("[tessera] pass verify:\n  ok")
     passes, _ = debug_passes("c")
-    assert passes == [p for p in PASSES_NPU if p != "inject_npu_ops"]
+    assert passes == [p for p in PASSES_NPU if p not in NPU_ONLY]
 
 
 def test_depthwise_conv2d_runs_on_the_vector_mac_intrinsic():

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera import _tessera, npu
+from tessera import npu
 from tessera import npu_layout as L
 
-ops = _tessera.npu_ops
+ops = tessera.npu_ops
 
 
 # ---- independent references ------------------------------------------------------------------
@@ -206,9 +206,12 @@ def test_dense_with_relu_fused_into_requantize_matches_numpy(M, K, N, zp, target
     assert_bits_equal(out, ref)
 
 
-@pytest.mark.parametrize("params", [dict(tile_m=16, tile_nb=1, double_buffer=False),
-                                    dict(tile_m=7, tile_nb=2, double_buffer=True),
-                                    dict(tile_m=64, tile_nb=4, double_buffer=False)])
+NO_DB = dict(db_input=False, db_weights=False, db_output=False)
+
+
+@pytest.mark.parametrize("params", [dict(tile_m=16, tile_nb=1, **NO_DB),
+                                    dict(tile_m=7, tile_nb=2, tile_kb=2, order=["nb", "m"]),
+                                    dict(tile_m=30, tile_nb=2, tile_kb=1, **NO_DB)])
 @on_every_target
 def test_dense_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(11)
@@ -257,9 +260,10 @@ def test_conv2d_with_relu_fused_into_requantize_matches_numpy(C, H, W, K, R, str
     assert_bits_equal(run_conv2d(x, w, stride, pad, q, target), ref)
 
 
-@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_kb=1, double_buffer=False),
-                                    dict(tile_oh=3, tile_kb=2, double_buffer=True),
-                                    dict(tile_oh=9, tile_kb=1, double_buffer=True)])
+@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_kb=1, **NO_DB),
+                                    dict(tile_oh=3, tile_kb=2, tile_ow=4, tile_cb=1,
+                                         order=["oh", "ow", "kb"]),
+                                    dict(tile_oh=9, tile_kb=1, fold="channels", db_output=False)])
 @on_every_target
 def test_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(13)
@@ -293,10 +297,10 @@ def test_depthwise_conv2d_with_relu_fused_into_requantize_matches_numpy(target):
     assert_bits_equal(run_depthwise(x, w, 2, 1, q, target), ref)
 
 
-@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, double_buffer=False),
-                                    dict(tile_oh=3, tile_cb=2, double_buffer=True),
-                                    dict(tile_oh=8, tile_cb=3, double_buffer=False),
-                                    dict(tile_oh=3, tile_cb=2, mapping="diagonal_gemm")])
+@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, **NO_DB),
+                                    dict(tile_oh=3, tile_cb=2, tile_ow=5, order=["ow", "cb", "oh"]),
+                                    dict(tile_oh=8, tile_cb=2, tile_ow=7, **NO_DB),
+                                    dict(tile_oh=3, tile_cb=2, tile_ow=4, mapping="diagonal_gemm")])
 @on_every_target
 def test_depthwise_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(19)
@@ -321,7 +325,7 @@ def test_depthwise_vector_mac_beats_the_diagonal_gemm_and_moves_fewer_weight_byt
 
 
 def test_unknown_depthwise_mapping_is_rejected_listing_the_mappings():
-    with pytest.raises(tessera.ArgumentError, match=r"unknown mapping 'simd'; the mappings are 'vector_mac' \(weights \[C/B, R, S, B\]\) and 'diagonal_gemm'"):
+    with pytest.raises(tessera.ArgumentError, match=r"depthwise_conv2d: argument 'mapping' = \"simd\" is not one of 'vector_mac', 'diagonal_gemm'"):
         ops.depthwise_conv2d(C=16, H=4, W=4, R=3, S=3, stride=1, pad=1, multiplier=1, shift=0,
                              mapping="simd")
 
@@ -359,9 +363,9 @@ def test_max_pool2d_with_padding_ignores_the_padding(C, H, W, R, stride, pad, ta
                       ref_max_pool(x, R, R, stride, pad).astype(np.int8))
 
 
-@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, double_buffer=False),
-                                    dict(tile_oh=2, tile_cb=2, double_buffer=True),
-                                    dict(tile_oh=5, tile_cb=1, double_buffer=False)])
+@pytest.mark.parametrize("params", [dict(tile_oh=1, tile_cb=1, db_input=False, db_output=False),
+                                    dict(tile_oh=2, tile_cb=2, tile_ow=3, order=["oh", "cb", "ow"]),
+                                    dict(tile_oh=5, tile_cb=1, db_input=False)])
 @on_every_target
 def test_max_pool2d_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(23)
@@ -391,9 +395,9 @@ def test_add_saturates_like_numpy(C, H, W, relu, target):
     assert_bits_equal(out, ref.astype(np.int8))
 
 
-@pytest.mark.parametrize("params", [dict(tile_h=1, tile_cb=1, double_buffer=False),
-                                    dict(tile_h=3, tile_cb=2, double_buffer=True),
-                                    dict(tile_h=9, tile_cb=3, double_buffer=False)])
+@pytest.mark.parametrize("params", [dict(tile_h=1, tile_cb=1, db_input=False, db_output=False),
+                                    dict(tile_h=3, tile_cb=2, tile_w=2, order=["w", "h", "cb"]),
+                                    dict(tile_h=9, tile_cb=2, db_output=False)])
 @on_every_target
 def test_add_gives_the_same_bits_for_any_tiling(params, target):
     rng = np.random.default_rng(29)

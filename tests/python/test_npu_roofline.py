@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera import _tessera, npu, te
-
-ops = _tessera.npu_ops
+from tessera import npu, te
+from tessera import npu_ops as ops
 
 
 def test_roofline_of_a_layer_with_3_channels_padded_to_16_reports_the_true_work_fraction(tmp_path):

@@ -135,7 +135,7 @@ def test_sram_capacity_comes_from_the_target():
     def dense(name):
         t = T.TARGETS[name]
         op = tessera.npu_ops.dense(M=64, K=2048, N=64, multiplier=1, shift=0, tile_m=64,
-                                   tile_nb=1, double_buffer=True, target=t)
+                                   tile_nb=1, tile_kb=2048 // t.block, db_input=True, target=t)
         return tessera.build(op.schedule, op.args, target=t)
     with pytest.raises(tessera.LowerError, match=r"SRAM overflow: .* needed, 128 KiB available \(sram_bytes of npu-8x8\): X.sram 2 x 128 KiB"):
         dense("npu-8x8")

@@ -81,10 +81,15 @@ def reference(kernel):
 
 def library_kernels():
     conv = dict(C=32, H=14, W=14, K=48, R=3, S=3, stride=1, pad=1, multiplier=1 << 14, shift=22)
+    # Row tiles of whole width, every input channel per tile, weights per output-channel tile.
+    rows = dict(tile_ow=14, tile_cb=2, order=["kb", "oh", "ow"], weights_at="tile",
+                input_load="window", db_output=False)
     ops = {
-        "conv_rows": tessera.npu_ops.conv2d(**conv, tile_oh=7, tile_kb=1, double_buffer=True),
-        "conv_channels": tessera.npu_ops.conv2d(**conv, tile_oh=2, tile_kb=3,
-                                                fold_channels=True, double_buffer=False),
+        "conv_rows": tessera.npu_ops.conv2d(**conv, **rows, tile_oh=7, tile_kb=1, fold="rows",
+                                            db_input=True, db_weights=True),
+        "conv_channels": tessera.npu_ops.conv2d(**conv, **rows, tile_oh=2, tile_kb=3,
+                                                fold="channels", db_input=False,
+                                                db_weights=False),
         "dense": tessera.npu_ops.dense(M=24, K=64, N=40, multiplier=1 << 14, shift=22, tile_m=8),
         "add": tessera.npu_ops.add(C=32, H=8, W=8, relu=True, tile_h=2),
         "pool": tessera.npu_ops.max_pool2d(C=32, H=16, W=16, R=3, S=3, stride=2, pad=1),

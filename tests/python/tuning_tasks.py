@@ -18,13 +18,19 @@ def divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def conv_params(values):
-    return dict(tile_oh=values["tile_oh"], tile_kb=values["tile_kb"],
-                double_buffer=values["double_buffer"], fold_channels=values["fold"] == "channels")
+def conv_params(shape, values):
+    """This Python template's knobs as the operator library's conv2d knobs: row tiles of whole
+    width with every input channel, weights per output-channel tile, the input tile and weights
+    double-buffered together."""
+    db = values["double_buffer"]
+    return dict(tile_oh=values["tile_oh"], tile_kb=values["tile_kb"], fold=values["fold"],
+                tile_ow=shape["W"] + 2 * shape["pad"] - shape["S"] + 1,
+                tile_cb=(shape["C"] + 15) // 16, order=["kb", "oh", "ow"], weights_at="tile",
+                input_load="window", db_input=db, db_weights=db, db_output=False)
 
 
 def build_conv(shape, values, target=None):
-    op = tessera.npu_ops.conv2d(**shape, multiplier=MULT, shift=SHIFT, **conv_params(values))
+    op = tessera.npu_ops.conv2d(**shape, multiplier=MULT, shift=SHIFT, **conv_params(shape, values))
     return tessera.build(op.schedule, op.args, target="npu", name="main")
 
 

@@ -15,6 +15,13 @@ Python ("Python can define templates too"):
     report = at.tune(task, at.make_tuner("xgb", task, seed=1), at.LocalExecutor(measure),
                      trials=64, log="tuning.jsonl", progress=True)
 
+The NPU operator library's templates are tasks already (docs/npu_templates.md):
+
+    task = at.NpuTask("conv2d", dict(C=64, H=56, W=56, K=64, R=3, S=3, stride=1, pad=1,
+                                     multiplier=1 << 14, shift=22))
+    report = at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1),
+                     at.LocalExecutor(at.measure_npu, workers=2), target=task.target, trials=64)
+
 The GIL is released while tuning; it is taken only to call Python (the measurement, a validity
 check, a featurizer, the progress bar). Warnings about a log (a skipped line, a cut-short last
 line) are Python warnings of class TuningLogWarning naming the file and line; an internal error in
@@ -178,6 +185,15 @@ def transfer_groups(records, task_of, exclude, source):
         _warnings.warn(w, TuningLogWarning, stacklevel=2)
     return g["groups"]
 
+
+# The NPU operator templates (autotune/templates, docs/npu_templates.md): their table, tasks and
+# the C++ measurement (a MeasureFunction for LocalExecutor).
+from .._tessera import npu_templates as _nt  # noqa: E402
+
+NpuTask = _nt.NpuTask
+templates = _nt.templates
+measure_npu = _nt.measure_function()
+npu_tuning_task = _nt.tuning_task
 
 from .summary import summarize_log, task_text, true_work_bound  # noqa: E402
 from .plot import plot_tuning_curves, tuning_curves  # noqa: E402

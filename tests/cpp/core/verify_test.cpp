@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -74,6 +76,31 @@ TEST(Verify, dma_past_the_end_of_its_argument_in_one_iteration_is_an_internal_er
       make_allocate(Xs, produce("X.sram", make_for(i, make_int(0), make_int(3), ForKind::kSerial,
                                                    make_if(Expr(i) < make_int(2), dma))));
   EXPECT_EQ(internal_error_of(func(X, guarded), kNpu), "");
+}
+
+TEST(Verify, a_loop_whose_range_depends_on_an_outer_loop_is_bounded_without_running_it) {
+  // A tail tile (tighten_loop_bounds): for io in [0, 5): for ii in [0, min(48, rows - 48*io)):
+  // a vector op on row 48*io + ii of a 200-row accumulator buffer, inside a loop of 2^20
+  // iterations that the range does not depend on. The nest's bounds prove it in range; running
+  // the loops would take seconds.
+  Buffer X = make_buffer("X", DType::kInt8, {16});
+  Buffer A = make_buffer("A.acc", DType::kInt32, {200, 16}, "acc");
+  Var io("io"), ii("ii"), j("j");
+  auto nest = [&](int64_t rows) {
+    Expr row = Expr(io) * 48 + Expr(ii);
+    Stmt op = make_npu_vector(npu::VecOp::kAdd, A, row, A, row, A, row);
+    Stmt inner = make_for(ii, make_int(0), min(make_int(48), make_int(rows) - Expr(io) * 48),
+                          ForKind::kSerial, op);
+    Stmt outer = make_for(io, make_int(0), make_int(5), ForKind::kSerial, inner);
+    return make_allocate(A, produce("A.acc", make_for(j, make_int(0), make_int(1 << 20),
+                                                      ForKind::kSerial, outer)));
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(internal_error_of(func(X, nest(200)), kNpu), "");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  std::string m = internal_error_of(func(X, nest(240)), kNpu);
+  EXPECT_CONTAINS(m, "touches rows");
+  EXPECT_CONTAINS(m, "which has 200 rows");
 }
 
 TEST(Verify, on_chip_operand_outside_its_allocation_is_an_internal_error) {

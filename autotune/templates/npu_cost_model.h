@@ -1,0 +1,40 @@
+// A small analytic model of an NPU kernel's time, for the templates' shape-aware defaults: each
+// template counts the instructions and bytes its schedule would issue for a config, and the model
+// turns them into cycles with the target's costs (docs/npu_isa.md section 6). It reads every cost
+// and size from the target; it is a guide for choosing among configs, not the simulator.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/npu/target.h"
+
+namespace tessera {
+
+class CostModel {
+ public:
+  explicit CostModel(const npu::Target& t) : t_(t) {}
+
+  // `count` GEMM instructions doing `steps` MAC-array steps in all.
+  void gemms(double count, double steps);
+  // `count` vector instructions over `rows` on-chip rows in all.
+  void vectors(double count, double rows);
+  // `count` DMA loads (stores) of `bytes` bytes in `ddr_rows` DDR rows each.
+  void loads(double count, double bytes, double ddr_rows);
+  void stores(double count, double bytes, double ddr_rows);
+  // The first tile's load and the last tile's store, which nothing overlaps.
+  void pipeline(double fill_cycles) { fill_ += fill_cycles; }
+
+  // The estimate: the busiest of the compute unit, the load and store queues and the DDR port,
+  // plus the fill; when transfers are not double-buffered, compute and loads serialise.
+  double cycles(bool overlapped) const;
+  double compute() const { return compute_; }
+  double load() const { return load_; }
+  // One DMA of `bytes` in `ddr_rows` rows: its queue time (latency + transfer).
+  double dma(double bytes, double ddr_rows) const;
+
+ private:
+  const npu::Target& t_;
+  double compute_ = 0, load_ = 0, store_ = 0, port_ = 0, fill_ = 0;
+};
+
+}  // namespace tessera

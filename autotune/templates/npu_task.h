@@ -1,0 +1,44 @@
+// A tuning task of the NPU operator library: (template, arguments, target).
+//
+//   NpuTask t = make_npu_task("conv2d", {{"C", 64}, {"H", 56}, ..., {"shift", 22}}, target);
+//   t.tuning.space.size();                        // the config space
+//   Config c = t.tuning.space.at(12345);          // or from_json / from_text
+//   NpuOp op = build_npu_op(t, c);                // the operator with that config's schedule
+//   NpuOp d = build_npu_op(t, default_config(t)); // the shape-aware default
+//
+// The task key (what a tuning log records and replay looks up) is small, stable JSON:
+// {"args": {...canonical arguments...}, "template": "conv2d"}. The target is not in the key:
+// one task is tuned for one target (the log records it).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "autotune/templates/npu_template.h"
+#include "autotune/tuning_task.h"
+
+namespace tessera {
+
+struct NpuTask {
+  const NpuTemplate* tmpl = nullptr;
+  nlohmann::json args;  // canonical
+  npu::Target target;
+  autotune::TuningTask tuning;  // key, space (with the footprint check); default features
+};
+
+// ConfigError for an unknown template; ArgumentError for bad arguments.
+NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
+                      const npu::Target& target);
+// From a task key ({"template": .., "args": ..}): what a farm worker and transfer_groups use.
+// ConfigError naming what is missing for a key that is not one.
+NpuTask npu_task_from_key(const nlohmann::json& key, const npu::Target& target);
+
+autotune::Config default_config(const NpuTask& task);
+NpuOp build_npu_op(const NpuTask& task, const autotune::Config& config);
+OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config);
+
+// The configs of the space that pass its validity check, counted by visiting every index (for
+// reports; linear in the space's size).
+uint64_t count_valid_configs(const autotune::ConfigSpace& space);
+
+}  // namespace tessera

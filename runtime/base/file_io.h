@@ -10,10 +10,12 @@
 namespace tessera {
 
 // Reads the regular file at `path` into `bytes`. Returns "" on success, else the reason
-// ("is a directory", "No such file or directory", ...), without the path.
+// ("is a directory, not a file", "is not a regular file", "No such file or directory", ...),
+// without the path. A named pipe or device is refused at once, never waited on.
 std::string read_whole_file(const std::string& path, std::string* bytes);
 
-// Creates or truncates `path` and writes `bytes` to it. Returns "" on success, else the reason.
+// Creates or truncates the regular file `path` and writes `bytes` to it. Returns "" on success,
+// else the reason; a directory, named pipe or device is refused (and left untouched).
 std::string write_whole_file(const std::string& path, const std::string& bytes);
 
 }  // namespace tessera

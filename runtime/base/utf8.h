@@ -15,4 +15,10 @@ std::string text_name_problem(const std::string& s);
 // can be shown safely in a message.
 std::string quoted_name(const std::string& s);
 
+// s with every NUL byte and every byte that is not part of a valid UTF-8 sequence written as
+// \xNN; valid UTF-8 (and newlines) kept. Every error message goes through it (runtime/base/
+// error.h): a path or name from the user can hold such bytes, and a NUL cut the message short
+// while invalid UTF-8 made Python show it empty.
+std::string printable_text(const std::string& s);
+
 }  // namespace tessera

@@ -2,6 +2,7 @@
 
 #include <pybind11/numpy.h>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -28,6 +29,16 @@ NDArray array_arg(const py::handle& h, const std::string& arg) {
     throw ArgumentError(str(arg, ": the array's dtype '", order,
                             "' is not in the machine's byte order; pass "
                             "x.astype(x.dtype.newbyteorder('='))"));
+  }
+  // Kernels (and the compilers behind them) assume each element sits at a multiple of its size;
+  // np.frombuffer with an offset, or a view into a byte buffer, can break that.
+  // (The element size comes from tessera's dtype: pybind11 2.10 reads numpy 2's descriptor at
+  // numpy 1's layout, so py::array::itemsize() is not to be trusted.)
+  const uintptr_t elem = static_cast<uintptr_t>(bytes_of(*t));
+  if (reinterpret_cast<uintptr_t>(a.data()) % elem != 0) {
+    throw ArgumentError(str(arg, ": the array's data is not aligned to its ", elem,
+                            "-byte elements (as np.frombuffer with an offset can make); pass a "
+                            "copy: x.copy()"));
   }
   bool writeable = a.writeable();
   std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());

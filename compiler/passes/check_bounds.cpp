@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/arith/const_bounds.h"
+#include "compiler/arith/is_index_arith.h"
 #include "compiler/arith/linear_form.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
@@ -48,6 +49,18 @@ class BoundsChecker : public IRVisitor {
     if (!op->condition.defined()) return visit(op->source);
     visit(op->condition);
     under(op->condition, true, op->source);
+  }
+  void visit_Add(const BinaryNode* op, const Expr& e) override {
+    IRVisitor::visit_Add(op, e);
+    check_no_overflow(op, e);
+  }
+  void visit_Sub(const BinaryNode* op, const Expr& e) override {
+    IRVisitor::visit_Sub(op, e);
+    check_no_overflow(op, e);
+  }
+  void visit_Mul(const BinaryNode* op, const Expr& e) override {
+    IRVisitor::visit_Mul(op, e);
+    check_no_overflow(op, e);
   }
   void visit_ProducerLoad(const ProducerLoadNode* op, const Expr& e) override {
     IRVisitor::visit_ProducerLoad(op, e);  // loads inside the indices first
@@ -161,6 +174,44 @@ class BoundsChecker : public IRVisitor {
       if (f.hi && rest.max) b.max = b.max ? std::min(*b.max, *f.hi + *rest.max) : *f.hi + *rest.max;
     }
     return b;
+  }
+
+  // Index arithmetic (compiler/arith/is_index_arith.h) is reasoned about, and compiled, as if it
+  // never overflowed: prove that it stays inside its type (a product like i * 1000003 did not, and
+  // wrapped to a negative index). The operands are bounded by the axes' ranges under the guards
+  // around e; their own sums and products were checked first (children are visited first).
+  void check_no_overflow(const BinaryNode* op, const Expr& e) const {
+    DType t = e.dtype();
+    if (ctx_.dead || (t != DType::kInt32 && t != DType::kInt64) || !is_index_arith(e)) return;
+    ConstBounds a = const_bounds(op->a, ctx_.ranges), b = const_bounds(op->b, ctx_.ranges);
+    if (!a.min || !a.max || !b.min || !b.max) return;  // an unranged variable: nothing to prove
+    __int128 lo = 0, hi = 0;
+    auto corner = [&](int i, __int128 x, __int128 y) {
+      __int128 r = e.kind() == ExprKind::kAdd ? x + y : e.kind() == ExprKind::kSub ? x - y : x * y;
+      lo = i == 0 ? r : std::min(lo, r);
+      hi = i == 0 ? r : std::max(hi, r);
+    };
+    corner(0, *a.min, *b.min);
+    corner(1, *a.min, *b.max);
+    corner(2, *a.max, *b.min);
+    corner(3, *a.max, *b.max);
+    if (lo >= int_min_of(t) && hi <= int_max_of(t)) return;
+    auto text = [](__int128 v) {  // decimal digits of v (no standard printer takes __int128)
+      bool neg = v < 0;
+      unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+      std::string d;
+      do {
+        d.insert(d.begin(), char('0' + int(u % 10)));
+        u /= 10;
+      } while (u);
+      return neg ? "-" + d : d;
+    };
+    throw LowerError(str("lower: compute '", op_.name, "': the index arithmetic ", to_string(e),
+                         " takes values in [", text(lo), ", ", text(hi), "], beyond ",
+                         dtype_name(t), " [", int_min_of(t), ", ", int_max_of(t),
+                         "], and would wrap; arithmetic on axes and constants is ", dtype_name(t),
+                         " and must not overflow: keep it in range, or cast the axis first "
+                         "(i.astype(\"int64\")) for wider data arithmetic"));
   }
 
   void check(const OperationNode& t, size_t d, const Expr& index) const {

@@ -11,6 +11,11 @@
 // (h >= pad, h < H + pad) narrows that axis's range; any other (h * 2 + r < H) bounds an index
 // that equals it plus a bounded term. Reads inside a condition itself are not guarded by it.
 //
+// It also proves that index arithmetic (sums and products of axes and constants, which lowering,
+// the simplifier and the C backend treat as never overflowing) stays inside its type, and raises
+// a LowerError naming the compute, the expression and its range when it cannot (i * 1000003 over
+// 4096 values of i wrapped, and (i * 1000003) % 7 then read at a negative index).
+//
 // Schedules do not change which elements a compute reads (lowering guards every tail), so
 // proving the algorithm is enough for every schedule of it.
 #pragma once

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "python/src/py_args.h"
 #include "python/src/sim_interrupt.h"
 #include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
@@ -66,6 +67,11 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
                          bool check_hazards, const py::object& max_work) {
   std::vector<uint8_t> ddr(k.ddr_bytes(), 0);
   for (auto item : inputs) {
+    if (!py::isinstance<py::str>(item.first)) {
+      throw ArgumentError(str("kernel '", k.name,
+                              "': inputs map buffer names (str) to arrays; got a ",
+                              describe_py(item.first), " as a key"));
+    }
     std::string name = py::cast<std::string>(item.first);
     const BufferDecl& b = k.buffer(name);  // ArgumentError naming the buffers if absent
     if (b.role == BufferRole::kOutput)

@@ -34,23 +34,40 @@ DType dtype_from(const std::string& name) {
   return *t;
 }
 
+// numpy's scalar types (np.int64(3), np.float32(0.5), np.bool_(True)) are literals like Python's
+// numbers: they come out of shapes and numpy arithmetic in ordinary user code.
+bool is_numpy_instance(const py::handle& h, const char* type) {
+  PyObject* numpy = PyImport_GetModule(py::str("numpy").ptr());  // only if already imported
+  if (!numpy) return false;
+  py::object np = py::reinterpret_steal<py::object>(numpy);
+  return py::isinstance(h, np.attr(type));
+}
+bool is_bool_literal(const py::handle& h) {
+  return py::isinstance<py::bool_>(h) || is_numpy_instance(h, "bool_");
+}
+bool is_int_literal(const py::handle& h) {
+  return py::isinstance<py::int_>(h) || (is_py_integer(h) && is_numpy_instance(h, "integer"));
+}
+bool is_float_literal(const py::handle& h) {
+  return py::isinstance<py::float_>(h) || is_numpy_instance(h, "floating");
+}
+
 bool is_literal(const py::handle& h) {
-  return py::isinstance<py::int_>(h) || py::isinstance<py::float_>(h) ||
-         py::isinstance<py::bool_>(h);
+  return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
 }
 
 // A Python value as an Expr; literals take `like`'s type (int32 / float32 / bool when alone).
 Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
   if (py::isinstance<Expr>(h)) return h.cast<Expr>();
   if (py::isinstance<IterVarNode>(h)) return h.cast<PyIterVar>()->var;
-  if (py::isinstance<py::bool_>(h)) return make_bool(h.cast<bool>());
-  if (py::isinstance<py::int_>(h)) {
+  if (is_bool_literal(h)) return make_bool(PyObject_IsTrue(h.ptr()) == 1);
+  if (is_int_literal(h)) {
     int64_t v = int64_arg<ExprError>(h, "integer literal");
     if (like) return int_literal(v, *like);
     return int_literal(v, DType::kInt32);
   }
-  if (py::isinstance<py::float_>(h)) {
-    double v = h.cast<double>();
+  if (is_float_literal(h)) {
+    double v = PyFloat_AsDouble(h.ptr());  // np.float32 has __float__
     return float_literal(v, like && is_float(*like) ? *like : DType::kFloat32);
   }
   throw ExprError(str("cannot use a Python ", std::string(py::str(h.get_type().attr("__name__"))),

@@ -139,3 +139,45 @@ def test_index_of_the_wrong_type_names_the_tensor():
                                                 r"\(an axis, an Expr or an int\), got float 1.5"):
         te.compute((4,), lambda i: A[1.5, i], name="B")
 
+
+
+def test_numpy_scalars_are_literals_like_python_numbers():
+    # np.int64 as an index was "cannot use a Python int64 as a tensor expression".
+    A = te.placeholder((4,), "float32", "A")
+    I = te.placeholder((4,), "int8", "I")
+    C = te.compute((4,), lambda i: A[np.int64(1)] * np.float32(0.5) + A[i], name="C")
+    D = te.compute((4,), lambda i: te.if_then_else(np.bool_(True), I[i] + np.int32(3), 0),
+                   name="D")
+    f = tessera.build(te.create_schedule([C.op, D.op]), [A, I, C, D])
+    a = np.arange(4, dtype="float32")
+    ix = np.array([1, -2, 124, 7], "int8")
+    c, d = np.zeros(4, "float32"), np.zeros(4, "int8")
+    f(a, ix, c, d)
+    np.testing.assert_array_equal(c, a + 0.5)
+    np.testing.assert_array_equal(d, (ix.astype(np.int16) + 3).astype(np.int8))  # int8 wraps
+    assert D.dtype == "int8"  # a numpy integer takes the type it meets, as a Python int does
+
+
+def test_npu_run_inputs_keyed_by_something_else_than_a_name_are_an_argument_error():
+    from tessera import npu
+    a = npu.Assembler(npu.default_target(), "k")
+    a.buffer("x", [16], npu.DType.INT8, npu.BufferRole.INPUT)
+    k = a.finish()
+    with pytest.raises(tessera.ArgumentError, match=r"kernel 'k': inputs map buffer names \(str\) "
+                                                    r"to arrays; got a int 0 as a key"):
+        npu.run(k, {0: np.zeros(16, np.int8)})
+
+
+@pytest.mark.parametrize("path, shown", [
+    ("/nonexistent/k\0.tnpu", r"'/nonexistent/k\\x00.tnpu'"),
+    (b"/nonexistent/\xff\xfe.tnpu", r"'/nonexistent/\\xff\\xfe.tnpu'"),
+    ("/nonexistent/b\u20ac.tnpu", r"'/nonexistent/b\u20ac.tnpu'"),
+], ids=["nul", "invalid-utf8", "valid-utf8"])
+def test_an_error_naming_a_strange_path_shows_all_of_it(path, shown):
+    # A NUL cut the message short at the path; invalid UTF-8 made the whole message empty.
+    from tessera import npu
+    with pytest.raises(tessera.KernelFileError) as e:
+        npu.load_kernel(path)
+    assert re.fullmatch(r"kernel file " + shown + r": cannot open: .+", str(e.value)), str(e.value)
+    with pytest.raises(tessera.RuntimeError, match=r"could not open " + shown + ": "):
+        tessera.load_module(path)

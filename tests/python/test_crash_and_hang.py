@@ -158,6 +158,36 @@ def test_a_directory_is_a_typed_error_naming_it_for_every_loader(tmp_path):
         npu.load_kernel(os.path.join(d, "missing.tnpu"))
 
 
+def test_a_named_pipe_is_a_typed_error_for_every_loader_and_saver_not_a_hang(tmp_path):
+    # Opening a FIFO blocks until its other end is opened: each loader used to wait forever.
+    fifo = str(tmp_path / "pipe")
+    os.mkfifo(fifo)
+    proc = run_python(f"""
+        import tessera
+        from tessera import npu
+        a = npu.Assembler(npu.default_target(), "k")
+        a.buffer("x", [16], npu.DType.INT8, npu.BufferRole.INPUT)
+        kernel = a.finish()
+        for what, call in (("load_kernel", lambda: npu.load_kernel({fifo!r})),
+                           ("load_module", lambda: tessera.load_module({fifo!r})),
+                           ("load_target", lambda: npu.load_target({fifo!r})),
+                           ("Kernel.save", lambda: kernel.save({fifo!r}))):
+            try:
+                call()
+                print(what, "no error")
+            except (tessera.KernelFileError, tessera.RuntimeError, tessera.TargetError) as e:
+                print(what, type(e).__name__ + ":", e)
+    """, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == [
+        f"load_kernel KernelFileError: kernel file '{fifo}': cannot open: is not a regular file",
+        f"load_module RuntimeError: could not open '{fifo}': is not a regular file",
+        f"load_target TargetError: target description '{fifo}': cannot open file: is not a "
+        "regular file",
+        f"Kernel.save RuntimeError: cannot write kernel file '{fifo}': is a named pipe, not a "
+        "regular file"], proc.stdout
+
+
 def test_disassembler_on_a_directory_or_missing_file_exits_with_a_message(tmp_path):
     dis = os.path.join(BUILD, "runtime", "npu", "tessera-npu-dis")
     for path, words in ((str(tmp_path), "is a directory"),
@@ -203,6 +233,36 @@ def test_a_name_with_a_nul_cannot_be_saved():
     with pytest.raises(tessera.KernelFileError,
                        match=r"cannot save kernel: kernel name 'k\\x00x' contains a NUL"):
         a.finish().to_bytes()
+
+
+# --- integer division ----------------------------------------------------------------------------
+
+def test_integer_division_by_zero_and_int_min_by_minus_one_give_numpy_results_not_sigfpe():
+    # Both trapped in the kernel (SIGFPE, or SIGILL for a literal 0) and killed the process.
+    proc = run_python("""
+        import numpy as np, tessera
+        from tessera import te
+        bad = []
+        for dtype in ("int8", "int16", "int32", "int64", "uint8"):
+            X = te.placeholder((6,), dtype, "X")
+            D = te.placeholder((6,), dtype, "D")
+            Q = te.compute((6,), lambda i: X[i] // D[i], name="Q")
+            R = te.compute((6,), lambda i: X[i] % D[i], name="R")
+            Z = te.compute((6,), lambda i: (X[i] // 0) + (X[i] % 0), name="Z")
+            f = tessera.build(te.create_schedule([Q.op, R.op, Z.op]), [X, D, Q, R, Z])
+            info = np.iinfo(dtype)
+            x = np.array([info.min, info.min, 7, -7 if info.min else 9, info.max, 5], dtype)
+            d = np.array([0, -1 if info.min else 3, 0, -1 if info.min else 2, 0, 2], dtype)
+            q, r, z = (np.zeros(6, dtype) for _ in range(3))
+            f(x, d, q, r, z)
+            with np.errstate(all="ignore"):
+                want = (x // d, x % d, np.zeros(6, dtype))
+            for got, ref, name in zip((q, r, z), want, "QRZ"):
+                if not np.array_equal(got, ref):
+                    bad.append((dtype, name, got.tolist(), ref.tolist()))
+        print("mismatches", bad)
+    """)
+    assert_clean_error(proc, "mismatches []")
 
 
 # --- simulation bound and interrupts --------------------------------------------------------------

@@ -126,6 +126,41 @@ def test_read_only_output_is_refused_by_the_npu_module_and_left_unchanged():
     np.testing.assert_array_equal(y, np.full(a.shape, 2, np.int8))
 
 
+def _misaligned(values, dtype):
+    """A view of `values` whose data starts one byte past an element boundary."""
+    raw = np.zeros(values.size * np.dtype(dtype).itemsize + 1, np.uint8)
+    a = raw[1:].view(dtype).reshape(values.shape)
+    a[...] = values
+    assert not a.flags.aligned
+    return a
+
+
+def test_misaligned_arrays_are_refused_by_the_cpu_module():
+    f = _double_cpu()
+    for args, index, name in (((_misaligned(np.arange(4.0), "float32"), np.zeros(4, "float32")),
+                               0, "A"),
+                              ((np.arange(4, dtype="float32"), _misaligned(np.zeros(4), "float32")),
+                               1, "B")):
+        with pytest.raises(tessera.ArgumentError,
+                           match=rf"dbl: argument {index} '{name}': the array's data is not "
+                                 r"aligned to its 4-byte elements \(as np.frombuffer with an "
+                                 r"offset can make\); pass a copy: x.copy\(\)"):
+            f(*args)
+    a, b = _misaligned(np.arange(4.0), "float32").copy(), np.zeros(4, "float32")
+    f(a, b)  # the copy the message asks for
+    np.testing.assert_array_equal(b, [0, 2, 4, 6])
+
+
+def test_misaligned_arrays_are_refused_by_the_npu_module():
+    op = tessera.npu_ops.add(C=16, H=2, W=3)
+    f = tessera.build(op.schedule, op.args, target="npu", name="add")
+    x = np.ones((1, 2, 3, 16), np.int8)
+    y = _misaligned(np.zeros((1, 2, 3, 16)), "int32")  # int8 is never misaligned; int32 is
+    with pytest.raises(tessera.ArgumentError, match=r"add: argument 0 'A': the array's data is "
+                                                    r"not aligned to its 4-byte elements"):
+        f(y, x, np.zeros_like(x))
+
+
 def test_exported_library_remembers_which_arguments_are_written():
     f = _double_cpu()
     with tempfile.TemporaryDirectory() as d:
@@ -171,6 +206,52 @@ def test_fuse_beyond_int32_is_a_schedule_error_naming_the_axes():
                              r"65536\) would make a loop of 4294967296 iterations, beyond the "
                              r"int32 index range"):
         s[S].fuse(k1, k2)
+
+
+@pytest.mark.parametrize("body, shown", [
+    (lambda X, i: X[(i * 1000003) % 7], r"\(i \* 1000003\) takes values in \[0, 4095012285\]"),
+    (lambda X, i: X[(i + 2147480000) % 7], r"\(i \+ 2147480000\) takes values in "
+                                           r"\[2147480000, 2147484095\]"),
+    (lambda X, i: X[(i * -1048576) % 7], r"\(i \* -1048576\) takes values in "
+                                         r"\[-4293918720, 0\]"),
+    (lambda X, i: i * 1000003 + X[0], r"\(i \* 1000003\) takes values in \[0, 4095012285\]"),
+], ids=["index-product", "index-sum", "negative-product", "value"])
+def test_index_arithmetic_beyond_int32_is_a_lower_error_not_a_wrapped_read(body, shown):
+    # (i * 1000003) % 7 wrapped for i >= 2148 and read X at a negative index.
+    X = te.placeholder((7,), "int32", "X")
+    Y = te.compute((4096,), lambda i: body(X, i), name="Y")
+    with pytest.raises(tessera.LowerError,
+                       match=r"lower: compute 'Y': the index arithmetic " + shown +
+                             r", beyond int32 \[-2147483648, 2147483647\], and would wrap; "
+                             r"arithmetic on axes and constants is int32 and must not overflow"):
+        tessera.build(te.create_schedule(Y.op), [X, Y])
+
+
+def test_index_arithmetic_under_a_guard_is_proved_under_the_guard():
+    # i * 1000003 fits int32 where i < 2000, the only place it is computed.
+    X = te.placeholder((7,), "int32", "X")
+    Y = te.compute((4096,), lambda i: te.if_then_else(i < 2000, X[(i * 1000003) % 7], -1),
+                   name="Y")
+    f = tessera.build(te.create_schedule(Y.op), [X, Y])
+    x = np.arange(7, dtype="int32") * 10
+    y = np.zeros(4096, "int32")
+    f(x, y)
+    k = np.arange(4096, dtype=np.int64)
+    np.testing.assert_array_equal(y, np.where(k < 2000, x[(k * 1000003) % 7], -1))
+
+
+def test_index_arithmetic_widened_to_int64_as_the_message_says_matches_numpy():
+    X = te.placeholder((7,), "int32", "X")
+    Y = te.compute((4096,), lambda i: X[((i.astype("int64") * 1000003) % 7).astype("int32")],
+                   name="Y")
+    Z = te.compute((4096,), lambda i: i.astype("int64") * 1000003, name="Z")
+    f = tessera.build(te.create_schedule([Y.op, Z.op]), [X, Y, Z])
+    x = np.arange(7, dtype="int32") * 10
+    y, z = np.zeros(4096, "int32"), np.zeros(4096, "int64")
+    f(x, y, z)
+    k = np.arange(4096, dtype=np.int64)
+    np.testing.assert_array_equal(y, x[(k * 1000003) % 7])
+    np.testing.assert_array_equal(z, k * 1000003)
 
 
 # --- reads outside a placeholder ------------------------------------------------------------------
@@ -278,3 +359,28 @@ def test_numpy_integer_extents_are_integers():
     assert M.shape == N.shape == (3, 5)
     with pytest.raises(tessera.ExprError, match=r"shape\[0\] must be an integer, got float64"):
         te.compute(np.array([4.5]), lambda i: A[0], name="F")
+
+
+# --- requantize on the C target -------------------------------------------------------------------
+
+@pytest.mark.parametrize("multiplier, shift, zero_point", [
+    (1 << 14, 22, 0), (-5, 3, 7), (1, 0, -128), (2**31 - 1, 62, 0), (-2**31, 31, 127), (3, 1, 0),
+])
+def test_requantize_on_the_c_target_matches_an_exact_reference(multiplier, shift, zero_point):
+    # It was an InternalError ("codegen_c ... calls requantize"): C had no requantize.
+    X = te.placeholder((64,), "int32", "X")
+    Y = te.compute((64,), lambda i: te.requantize(X[i], multiplier, shift, zero_point), name="Y")
+    f = tessera.build(te.create_schedule(Y.op), [X, Y])
+    rng = np.random.default_rng(shift)
+    x = rng.integers(-2**31, 2**31, 64, dtype=np.int64).astype(np.int32)
+    x[:6] = [0, 1, -1, 2**31 - 1, -2**31, 1 << 20]
+    y = np.zeros(64, np.int8)
+    f(x, y)
+    # docs/npu_isa.md: clamp(((a * m + 2^(shift-1)) >> shift) + zero_point, -128, 127), exactly.
+    want = []
+    for a in x.tolist():
+        v = a * multiplier
+        if shift > 0:
+            v = (v + (1 << (shift - 1))) >> shift
+        want.append(min(127, max(-128, v + zero_point)))
+    np.testing.assert_array_equal(y, np.array(want, np.int8))

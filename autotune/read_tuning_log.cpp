@@ -1,10 +1,9 @@
 #include "autotune/read_tuning_log.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "autotune/errors.h"
+#include "runtime/base/file_io.h"
 
 namespace tessera::autotune {
 
@@ -14,11 +13,9 @@ TuningLog read_tuning_log(const std::string& path, const std::optional<TargetId>
   log.target = expected;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return log;  // a log not written yet is empty
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RuntimeError(str("tuning log ", path, ": cannot be opened for reading"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text;
+  std::string why = read_whole_file(path, &text);  // a directory, no permission, ...
+  if (!why.empty()) throw RuntimeError(str("tuning log ", path, ": cannot be read: ", why));
 
   int64_t line_no = 0;
   size_t pos = 0;

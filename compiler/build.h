@@ -20,7 +20,10 @@ namespace tessera {
 using Module = std::variant<CpuModule, NpuModule>;
 
 // TargetError for an unknown target name; errors of lower() and of the backend pass through.
+// `c_options` say how the C target is compiled (another compiler, e.g. clang, with the default
+// flags, is what the schedule fuzzer's differential check uses); naming a compiler for an NPU
+// target is a TargetError.
 Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
-             const std::string& name = "main");
+             const std::string& name = "main", const CompileOptions& c_options = CompileOptions());
 
 }  // namespace tessera

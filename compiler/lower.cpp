@@ -7,6 +7,7 @@
 
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
+#include "compiler/passes/check_bounds.h"
 #include "compiler/passes/flatten_storage.h"
 #include "compiler/passes/infer_bounds.h"
 #include "compiler/passes/inject_npu_ops.h"
@@ -104,6 +105,7 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
                   const Target& target, const LowerOptions& options) {
   std::vector<ArgBinding> bindings = bind_args(sch, args);
+  check_bounds(sch);  // every read inside its tensor's shape, or a LowerError
   InlinedBodies bodies = run_step<InlinedBodies>(
       "inline_stages", [&] { return inline_stages(sch); },
       [&](const InlinedBodies& b) { return to_string(b, sch); });

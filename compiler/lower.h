@@ -1,6 +1,7 @@
 // lower(): turns a schedule and its argument tensors into a LoweredFunc, through a fixed,
 // readable list of passes, in this order:
 //
+//   check_bounds     every tensor read provably inside the tensor's shape (else LowerError)
 //   inline_stages    the body of every stage with inlined stages substituted
 //   infer_bounds     regions and loop extents of every stage
 //   schedule_ops     the loop nest: loops, attach points, allocations, guards, buffer reads; the

@@ -58,7 +58,7 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype) {
   return a;
 }
 
-NDArray NDArray::view(void* data, std::vector<int64_t> shape, DType dtype) {
+NDArray NDArray::view(void* data, std::vector<int64_t> shape, DType dtype, bool writeable) {
   int64_t n = checked_elements(shape, dtype);
   if (data == nullptr && n != 0) {
     throw ArgumentError(str("NDArray::view of shape ", shape_to_string(shape),
@@ -68,6 +68,7 @@ NDArray NDArray::view(void* data, std::vector<int64_t> shape, DType dtype) {
   a.data_ = data;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
+  a.writeable_ = writeable;
   return a;
 }
 

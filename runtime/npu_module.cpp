@@ -40,6 +40,11 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args,
       throw ArgumentError(str(arg, " must have shape ", shape_to_string(b.shape), ", got ",
                               shape_to_string(args[i].shape())));
     }
+    if (b.role == npu::BufferRole::kOutput && !args[i].writeable()) {
+      throw ArgumentError(str(arg, " is an output, which the kernel writes, but the array is ",
+                              "read-only; pass a writeable array (np.array(x) makes a writeable ",
+                              "copy)"));
+    }
     if (b.bytes() > 0) std::memcpy(ddr.data() + b.ddr_offset, args[i].data(), b.bytes());
   }
   npu::SimStats stats = npu::simulate_functional(kernel_, target_, ddr, options);
@@ -51,7 +56,9 @@ npu::SimStats NpuModule::run(const std::vector<NDArray>& args,
   return stats;
 }
 
-npu::SimStats NpuModule::timing() const { return npu::simulate_timing(kernel_, target_); }
+npu::SimStats NpuModule::timing(const npu::SimOptions& options) const {
+  return npu::simulate_timing(kernel_, target_, options);
+}
 
 npu::RooflineBound NpuModule::roofline() const { return npu::roofline_bound(kernel_, target_); }
 

@@ -31,12 +31,13 @@ class NpuModule {
 
   // Copies every argument into the kernel's DDR image, runs the functional simulator (with its
   // hazard check, unless `options` turns it off) and copies the output buffers back.
-  // ArgumentError naming the argument for a wrong count, dtype or shape; SimulationError from the
-  // simulator. Returns the run's statistics.
+  // ArgumentError naming the argument for a wrong count, dtype or shape, or a read-only output;
+  // SimulationError from the simulator (including its work limit and stop hook, `options`).
+  // Returns the run's statistics.
   npu::SimStats run(const std::vector<NDArray>& args,
                     const npu::SimOptions& options = npu::SimOptions()) const;
   // Timing mode (no data): cycles and per-unit statistics. Deterministic.
-  npu::SimStats timing() const;
+  npu::SimStats timing(const npu::SimOptions& options = npu::SimOptions()) const;
   // The roofline bound of the operator's true work (unpadded MACs, minimum DDR bytes; the kernel
   // carries it from lowering) on the module's target: the figure to report.
   npu::RooflineBound roofline() const;

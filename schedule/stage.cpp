@@ -9,6 +9,9 @@ namespace tessera {
 
 namespace {
 
+// Loops count in int32 (kIndexType): no loop, and no split's covered range, may exceed it.
+constexpr int64_t kMaxLoopExtent = 2147483647;
+
 std::string axis_name(const IterVar& iv) { return iv ? iv->var.name() : "<null>"; }
 
 std::string leaf_list(const StageNode& st) {
@@ -60,6 +63,15 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& axis, int64_t factor) {
                             axis_name(axis), "' must be a positive integer"));
   }
   int64_t outer_extent = (axis->extent + factor - 1) / factor;
+  // Lowering computes outer * factor + inner in int32, so the loops may cover at most int32's
+  // range (a factor above the extent runs as the extent).
+  int64_t covered = outer_extent * std::min(factor, axis->extent);
+  if (covered > kMaxLoopExtent) {
+    throw ScheduleError(str("stage '", name(), "': split: factor ", factor, " for axis '",
+                            axis_name(axis), "' (extent ", axis->extent, ") makes loops covering ",
+                            covered, " iterations, beyond the int32 index range (", kMaxLoopExtent,
+                            "); use a factor that divides the extent"));
+  }
   IterVar outer = make_iter_var(axis_name(axis) + ".outer", 0, outer_extent, axis->kind);
   IterVar inner = make_iter_var(axis_name(axis) + ".inner", 0, factor, axis->kind);
   StageNode& st = *node_;
@@ -114,6 +126,13 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
                             "axes ('",
                             axis_name(outer), "', '", axis_name(inner),
                             "'); fuse axes of the same kind"));
+  }
+  if (outer->extent > kMaxLoopExtent / std::max<int64_t>(1, inner->extent)) {
+    throw ScheduleError(str("stage '", name(), "': fuse: axes '", axis_name(outer), "' (extent ",
+                            outer->extent, ") and '", axis_name(inner), "' (extent ", inner->extent,
+                            ") would make a loop of ", outer->extent * inner->extent,
+                            " iterations, beyond the int32 index range loops count in (",
+                            kMaxLoopExtent, "); fuse fewer or smaller axes"));
   }
   IterVar fused = make_iter_var(axis_name(outer) + "." + axis_name(inner) + ".fused", 0,
                                 outer->extent * inner->extent, outer->kind);
@@ -185,6 +204,12 @@ void Stage::compute_at(const Stage& parent, const IterVar& axis) {
   if (st.is_output) {
     throw ScheduleError(str(what, ": '", st.name(),
                             "' is an output of the schedule; outputs are computed at the root"));
+  }
+  const auto& stages = sch_->stages();
+  if (std::find(stages.begin(), stages.end(), parent.node_) == stages.end()) {
+    throw ScheduleError(str(what, ": stage '", parent.name(),
+                            "' belongs to another schedule; compute_at a stage of this schedule ",
+                            "(s[", parent.name(), "] with the s that holds '", st.name(), "')"));
   }
   Stage(sch_, parent.node_).check_leaf(axis, "compute_at target");
   if (sch_->consumers_of(st).empty()) {

@@ -47,6 +47,7 @@ NpuAddParams read_params(const ConfigSpace& space, const Config& c, bool with_or
 }  // namespace
 
 ConfigSpace add_space(const npu::Target& target, int64_t C, int64_t H, int64_t W) {
+  check_add_shape("add_space", C, H, W);
   const int64_t CB = ceil_div(C, target.block());
   ConfigSpace s;
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
@@ -77,6 +78,7 @@ Config add_config(const ConfigSpace& space, const NpuAddParams& p) {
 // The model over balanced tile sizes, both stages double-buffered (else the output, then the
 // inputs give up their second buffer).
 NpuAddParams default_add_params(const npu::Target& t, int64_t C, int64_t H, int64_t W, bool relu) {
+  check_add_shape("default_add_params", C, H, W);
   const int64_t CB = ceil_div(C, t.block());
   const bool db_levels[3][2] = {{true, true}, {true, false}, {false, false}};
   for (const auto& db : db_levels) {

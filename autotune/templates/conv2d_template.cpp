@@ -127,6 +127,7 @@ NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with
 }  // namespace
 
 ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
+  check_conv_shape("conv2d_space", sh);
   const int64_t CB = ceil_div(sh.C, target.block()), KB = ceil_div(sh.K, target.block());
   ConfigSpace s;
   s.add(Knob::split("tile_kb", KB, every_tile(KB), true));
@@ -171,6 +172,7 @@ Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
 // fold, input load and weights placement, all stages double-buffered; if nothing fits that way, the
 // output, then the weights, then the input tile give up their second buffer.
 NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& sh) {
+  check_conv_shape("default_conv2d_params", sh);
   const int64_t CB = ceil_div(sh.C, t.block()), KB = ceil_div(sh.K, t.block());
   const std::vector<std::vector<std::string>> orders = {{"kb", "oh", "ow"}, {"oh", "ow", "kb"}};
   const bool db_levels[4][3] = {

@@ -76,6 +76,7 @@ NpuDenseParams read_params(const ConfigSpace& space, const Config& c, bool with_
 }  // namespace
 
 ConfigSpace dense_space(const npu::Target& target, int64_t M, int64_t K, int64_t N) {
+  check_dense_shape("dense_space", M, K, N);
   const int64_t KB = ceil_div(K, target.block()), NB = ceil_div(N, target.block());
   ConfigSpace s;
   // A tile of more rows than the accumulator holds cannot fit with any block count.
@@ -112,6 +113,7 @@ Config dense_config(const ConfigSpace& space, const NpuDenseParams& p) {
 // both orders, all stages double-buffered; if nothing fits that way, the output, then the weights,
 // then the input tile give up their second buffer.
 NpuDenseParams default_dense_params(const npu::Target& t, int64_t M, int64_t K, int64_t N) {
+  check_dense_shape("default_dense_params", M, K, N);
   const int64_t KB = ceil_div(K, t.block()), NB = ceil_div(N, t.block());
   const bool db_levels[4][3] = {
       {true, true, true}, {true, true, false}, {true, false, false}, {false, false, false}};

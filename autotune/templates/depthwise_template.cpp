@@ -63,6 +63,7 @@ NpuDepthwiseConv2dParams read_params(const ConfigSpace& space, const Config& c, 
 
 ConfigSpace depthwise_conv2d_space(const npu::Target& target, const Conv2dShape& sh,
                                    DepthwiseMapping mapping) {
+  check_conv_shape("depthwise_conv2d_space", sh);
   const int64_t CB = ceil_div(sh.C, target.block());
   ConfigSpace s;
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
@@ -99,6 +100,7 @@ Config depthwise_conv2d_config(const ConfigSpace& space, const NpuDepthwiseConv2
 NpuDepthwiseConv2dParams default_depthwise_conv2d_params(const npu::Target& t,
                                                          const Conv2dShape& sh,
                                                          DepthwiseMapping mapping) {
+  check_conv_shape("default_depthwise_conv2d_params", sh);
   const int64_t CB = ceil_div(sh.C, t.block());
   const bool db_levels[4][3] = {
       {true, true, true}, {true, true, false}, {true, false, false}, {false, false, false}};

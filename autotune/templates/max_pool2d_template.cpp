@@ -51,6 +51,7 @@ NpuMaxPool2dParams read_params(const ConfigSpace& space, const Config& c, bool w
 }  // namespace
 
 ConfigSpace max_pool2d_space(const npu::Target& target, const Pool2dShape& sh) {
+  check_pool_shape("max_pool2d_space", sh);
   const int64_t CB = ceil_div(sh.C, target.block());
   ConfigSpace s;
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
@@ -81,6 +82,7 @@ Config max_pool2d_config(const ConfigSpace& space, const NpuMaxPool2dParams& p) 
 // The model over balanced tile sizes, both stages double-buffered (else the output, then the
 // input gives up its second buffer).
 NpuMaxPool2dParams default_max_pool2d_params(const npu::Target& t, const Pool2dShape& sh) {
+  check_pool_shape("default_max_pool2d_params", sh);
   const int64_t CB = ceil_div(sh.C, t.block());
   const bool db_levels[3][2] = {{true, true}, {true, false}, {false, false}};
   for (const auto& db : db_levels) {

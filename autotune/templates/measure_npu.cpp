@@ -7,7 +7,7 @@
 #include "autotune/run_measurement.h"
 #include "codegen/npu/codegen_npu.h"
 #include "compiler/lower.h"
-#include "runtime/npu/fnv1a.h"
+#include "runtime/base/fnv1a.h"
 #include "runtime/npu/kernel_file.h"
 #include "runtime/npu/roofline.h"
 
@@ -69,7 +69,7 @@ std::string kernel_fingerprint(const npu::Kernel& kernel) {
   std::vector<uint8_t> bytes = npu::serialize_kernel(k);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(npu::fnv1a64(bytes.data(), bytes.size())));
+                static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
   return hex;
 }
 

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
 
 void check_add_shape(const char* op, int64_t C, int64_t H, int64_t W) {
-  for (auto [name, v] : {std::pair<const char*, int64_t>{"C", C}, {"H", H}, {"W", W}}) {
-    if (v < 1) throw ArgumentError(str(op, ": ", name, " = ", v, " must be at least 1"));
-  }
+  check_size_arg(op, "C", C, "channels");
+  check_size_arg(op, "H", H, "height");
+  check_size_arg(op, "W", W, "width");
 }
 
 NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool relu,
@@ -59,11 +60,13 @@ NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool r
 }
 
 NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool relu) {
+  check_add_shape("npu_add", C, H, W);
   return npu_add(target, C, H, W, relu, default_add_params(target, C, H, W, relu));
 }
 
 OnchipFootprint add_footprint(const npu::Target& target, int64_t C, int64_t H, int64_t W,
                               const NpuAddParams& p) {
+  check_add_shape("add_footprint", C, H, W);
   const int64_t CB = ceil_div(C, target.block());
   const int64_t tile = std::min(p.tile_cb, CB) * std::min(p.tile_h, H) * std::min(p.tile_w, W);
   OnchipFootprint f;

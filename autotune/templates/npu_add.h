@@ -22,6 +22,7 @@ struct NpuAddParams {
   bool db_input = true, db_output = true;
 };
 
+// ArgumentError naming `op` and the field unless C, H, W are in [1, kMaxOperatorExtent].
 void check_add_shape(const char* op, int64_t C, int64_t H, int64_t W);
 
 NpuOp npu_add(const npu::Target& target, int64_t C, int64_t H, int64_t W, bool relu,

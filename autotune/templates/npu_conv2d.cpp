@@ -2,27 +2,16 @@
 
 #include <algorithm>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 #include "schedule/tensor_intrin.h"
 
 namespace tessera {
 
 void check_conv_shape(const char* op, const Conv2dShape& sh) {
-  for (auto [name, v] : {std::pair<const char*, int64_t>{"C", sh.C},
-                         {"H", sh.H},
-                         {"W", sh.W},
-                         {"K", sh.K},
-                         {"R", sh.R},
-                         {"S", sh.S},
-                         {"stride", sh.stride}}) {
-    if (v < 1) throw ArgumentError(str(op, ": ", name, " = ", v, " must be at least 1"));
-  }
-  if (sh.pad < 0) throw ArgumentError(str(op, ": pad = ", sh.pad, " must not be negative"));
-  if (sh.R > sh.H + 2 * sh.pad || sh.S > sh.W + 2 * sh.pad) {
-    throw ArgumentError(str(op, ": the ", sh.R, "x", sh.S,
-                            " window is larger than the padded input ", sh.H + 2 * sh.pad, "x",
-                            sh.W + 2 * sh.pad));
-  }
+  check_size_arg(op, "C", sh.C, "input channels");
+  check_size_arg(op, "K", sh.K, "output channels");
+  check_window_args(op, sh.H, sh.W, sh.R, sh.S, sh.stride, sh.pad);
 }
 
 bool conv_skips_rows(const Conv2dShape& sh) { return sh.pad == 0 && sh.R < sh.stride; }
@@ -219,11 +208,13 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
 }
 
 NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q) {
+  check_conv_shape("npu_conv2d", shape);
   return npu_conv2d(target, shape, q, default_conv2d_params(target, shape));
 }
 
 OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& sh,
                                  const NpuConv2dParams& p) {
+  check_conv_shape("conv2d_footprint", sh);
   const int64_t B = target.block();
   const int64_t CB = ceil_div(sh.C, B), KB = ceil_div(sh.K, B);
   const int64_t OH = sh.OH(), OW = sh.OW();

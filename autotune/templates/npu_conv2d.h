@@ -58,8 +58,9 @@ struct NpuConv2dParams {
 // MACs, bytes and requantizes that no kernel needs.
 Work conv2d_work(const Conv2dShape& shape);
 
-// ArgumentError naming `op` and the field unless every size is positive (pad >= 0) and the
-// window fits the padded input.
+// ArgumentError naming `op` and the field unless every size is in [1, kMaxOperatorExtent], pad
+// >= 0 and the window fits the padded input (npu_shape_checks.h). Every function here that takes
+// a shape checks it first, before any output size is computed.
 void check_conv_shape(const char* op, const Conv2dShape& shape);
 
 // Whether the convolution reads only some of its input rows (columns): window < stride, no pad.

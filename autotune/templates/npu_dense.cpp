@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 #include "schedule/tensor_intrin.h"
 
@@ -16,9 +17,9 @@ Work dense_work(int64_t M, int64_t K, int64_t N) {
 }  // namespace
 
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N) {
-  for (auto [name, v] : {std::pair<const char*, int64_t>{"M", M}, {"K", K}, {"N", N}}) {
-    if (v < 1) throw ArgumentError(str(op, ": ", name, " = ", v, " must be at least 1"));
-  }
+  check_size_arg(op, "M", M, "rows of the input");
+  check_size_arg(op, "K", K, "reduction length");
+  check_size_arg(op, "N", N, "output features");
 }
 
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,
@@ -89,11 +90,13 @@ NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, cons
 }
 
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q) {
+  check_dense_shape("npu_dense", M, K, N);
   return npu_dense(target, M, K, N, q, default_dense_params(target, M, K, N));
 }
 
 OnchipFootprint dense_footprint(const npu::Target& target, int64_t M, int64_t K, int64_t N,
                                 const NpuDenseParams& p) {
+  check_dense_shape("dense_footprint", M, K, N);
   const int64_t B = target.block();
   const int64_t KB = ceil_div(K, B), NB = ceil_div(N, B);
   const int64_t m = std::min(p.tile_m, M), nb = std::min(p.tile_nb, NB),

@@ -30,7 +30,7 @@ struct NpuDenseParams {
   bool db_input = true, db_weights = true, db_output = true;
 };
 
-// ArgumentError naming `op` unless M, K, N are positive.
+// ArgumentError naming `op` and the field unless M, K, N are in [1, kMaxOperatorExtent].
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N);
 
 // ScheduleError naming the parameter for tiles < 1 or an order that is not one of m, nb.

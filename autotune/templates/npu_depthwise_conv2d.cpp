@@ -107,6 +107,7 @@ NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& sh, con
 
 NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,
                            DepthwiseMapping mapping) {
+  check_conv_shape("npu_depthwise_conv2d", shape);
   return npu_depthwise_conv2d(target, shape, q, mapping,
                               default_depthwise_conv2d_params(target, shape, mapping));
 }
@@ -114,6 +115,7 @@ NpuOp npu_depthwise_conv2d(const npu::Target& target, const Conv2dShape& shape, 
 OnchipFootprint depthwise_conv2d_footprint(const npu::Target& target, const Conv2dShape& sh,
                                            DepthwiseMapping mapping,
                                            const NpuDepthwiseConv2dParams& p) {
+  check_conv_shape("depthwise_conv2d_footprint", sh);
   const int64_t B = target.block();
   const int64_t CB = ceil_div(sh.C, B);
   const int64_t cb = std::min(p.tile_cb, CB), oh = std::min(p.tile_oh, sh.OH()),

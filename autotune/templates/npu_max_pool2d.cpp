@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autotune/templates/npu_shape_checks.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -23,24 +24,12 @@ Work max_pool_work(const Pool2dShape& sh) {
 }  // namespace
 
 void check_pool_shape(const char* op, const Pool2dShape& sh) {
-  for (auto [name, v] : {std::pair<const char*, int64_t>{"C", sh.C},
-                         {"H", sh.H},
-                         {"W", sh.W},
-                         {"R", sh.R},
-                         {"S", sh.S},
-                         {"stride", sh.stride}}) {
-    if (v < 1) throw ArgumentError(str(op, ": ", name, " = ", v, " must be at least 1"));
-  }
-  if (sh.pad < 0) throw ArgumentError(str(op, ": pad = ", sh.pad, " must not be negative"));
+  check_size_arg(op, "C", sh.C, "channels");
+  check_window_args(op, sh.H, sh.W, sh.R, sh.S, sh.stride, sh.pad);
   if (sh.pad >= sh.R || sh.pad >= sh.S) {
     // Otherwise a window could lie entirely in the padding and have no maximum.
     throw ArgumentError(
         str(op, ": pad = ", sh.pad, " must be smaller than the window ", sh.R, "x", sh.S));
-  }
-  if (sh.R > sh.H + 2 * sh.pad || sh.S > sh.W + 2 * sh.pad) {
-    throw ArgumentError(str(op, ": the ", sh.R, "x", sh.S,
-                            " window is larger than the padded input ", sh.H + 2 * sh.pad, "x",
-                            sh.W + 2 * sh.pad));
   }
 }
 
@@ -102,11 +91,13 @@ NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& sh,
 }
 
 NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& shape) {
+  check_pool_shape("npu_max_pool2d", shape);
   return npu_max_pool2d(target, shape, default_max_pool2d_params(target, shape));
 }
 
 OnchipFootprint max_pool2d_footprint(const npu::Target& target, const Pool2dShape& sh,
                                      const NpuMaxPool2dParams& p) {
+  check_pool_shape("max_pool2d_footprint", sh);
   const int64_t CB = ceil_div(sh.C, target.block());
   const int64_t cb = std::min(p.tile_cb, CB), oh = std::min(p.tile_oh, sh.OH()),
                 ow = std::min(p.tile_ow, sh.OW());

@@ -36,8 +36,8 @@ struct Pool2dShape {
   int64_t OW() const { return (W + 2 * pad - S) / stride + 1; }
 };
 
-// ArgumentError naming `op` and the field for a non-positive size, a negative pad, a pad as large
-// as the window (a window could lie wholly in the padding) or a window larger than the input.
+// ArgumentError naming `op` and the field for a size outside [1, kMaxOperatorExtent], a negative
+// pad, a pad as large as the window (a window could lie wholly in the padding) or a window larger than the input.
 void check_pool_shape(const char* op, const Pool2dShape& shape);
 
 NpuOp npu_max_pool2d(const npu::Target& target, const Pool2dShape& shape,

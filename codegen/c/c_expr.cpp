@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/arith/is_index_arith.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -14,29 +15,6 @@ bool narrower_than_int(DType t) {
 }
 
 const char* unsigned_c_name(DType t) { return t == DType::kInt64 ? "uint64_t" : "uint32_t"; }
-
-// True when e is computed from variables and constants alone: index arithmetic (loop variables,
-// strides, offsets), which is assumed never to overflow, as compiler/arith and every loop-nest
-// compiler assume. Anything that reads a buffer, calls or casts is data.
-bool is_index_arith(const Expr& e) {
-  switch (e.kind()) {
-    case ExprKind::kIntImm:
-    case ExprKind::kVar:
-      return true;
-    case ExprKind::kAdd:
-    case ExprKind::kSub:
-    case ExprKind::kMul:
-    case ExprKind::kDiv:
-    case ExprKind::kMod:
-    case ExprKind::kMin:
-    case ExprKind::kMax: {
-      const auto* op = e.as<BinaryNode>();
-      return is_index_arith(op->a) && is_index_arith(op->b);
-    }
-    default:
-      return false;
-  }
-}
 
 std::string int_literal(int64_t v, DType t) {
   switch (t) {
@@ -85,10 +63,17 @@ std::string float_math(const std::string& name, DType t) {
 std::string emit_call(const CallNode* op, CEmitContext& ctx) {
   static const char* kUnaryFloat[] = {"exp", "log", "sqrt", "tanh", "floor", "ceil", "abs"};
   auto bad = [&](const std::string& why) {
-    return InternalError(str("codegen_c: function '", ctx.func_name, "' calls ", op->name, " on ",
-                             dtype_name(op->dtype), ": ", why,
-                             "; known: exp, log, sqrt, tanh, sigmoid, floor, ceil, abs, pow"));
+    return InternalError(str(
+        "codegen_c: function '", ctx.func_name, "' calls ", op->name, " on ", dtype_name(op->dtype),
+        ": ", why, "; known: exp, log, sqrt, tanh, sigmoid, floor, ceil, abs, pow, requantize"));
   };
+  if (op->name == "requantize") {  // (int32 value, multiplier, shift, zero point) -> int8
+    if (op->args.size() != 4 || op->args[0].dtype() != DType::kInt32 || op->dtype != DType::kInt8)
+      throw bad("expected (int32 value, multiplier, shift, zero_point)");
+    std::vector<std::string> args;
+    for (const Expr& a : op->args) args.push_back(strip_outer_parens(c_expr(a, ctx)));
+    return call_helper(CHelper::kRequantize, DType::kInt32, args, ctx);
+  }
   size_t arity = op->name == "pow" ? 2 : 1;
   if (op->args.size() != arity) throw bad(str("expected ", arity, " argument(s)"));
   std::vector<std::string> args;

@@ -6,8 +6,9 @@ namespace tessera {
 
 namespace {
 
-constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv, CHelper::kFloorMod, CHelper::kMin,
-                                   CHelper::kMax,      CHelper::kAbs,      CHelper::kSigmoid};
+constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv,  CHelper::kFloorMod, CHelper::kMin,
+                                   CHelper::kMax,       CHelper::kAbs,      CHelper::kSigmoid,
+                                   CHelper::kRequantize};
 constexpr DType kAllTypes[] = {DType::kBool,  DType::kInt8,  DType::kInt16,   DType::kInt32,
                                DType::kInt64, DType::kUInt8, DType::kFloat32, DType::kFloat64};
 
@@ -47,6 +48,8 @@ const char* helper_stem(CHelper h) {
       return "abs";
     case CHelper::kSigmoid:
       return "sigmoid";
+    case CHelper::kRequantize:
+      return "requantize";
   }
   return "?";
 }
@@ -57,23 +60,34 @@ std::string narrow(DType t, const std::string& e) {
   return narrower_than_int ? "(" + dtype_c_name(t) + ")(" + e + ")" : e;
 }
 
+// -a, wrapping at the type's minimum (in unsigned arithmetic for int32/int64, where C's `-`
+// would be undefined there).
+std::string negate(DType t) {
+  if (t == DType::kInt32) return "(int32_t)(0u - (uint32_t)a)";
+  if (t == DType::kInt64) return "(int64_t)(UINT64_C(0) - (uint64_t)a)";
+  return narrow(t, "-a");
+}
+
 // The helper's body: a single return statement over operands a and b of C type T.
 std::string helper_body(CHelper h, DType t) {
   const std::string T = dtype_c_name(t);
   const bool f32 = t == DType::kFloat32;
   switch (h) {
+    // Integer division by zero gives 0 and INT_MIN / -1 wraps to INT_MIN (numpy's results); in C
+    // both trap (SIGFPE) or are undefined, and a kernel must not bring the process down.
     case CHelper::kFloorDiv:
       if (is_float(t)) break;  // float division is plain `/`
-      if (!is_signed(t)) return "return " + narrow(t, "a / b") + ";";
+      if (!is_signed(t)) return "return b == 0 ? 0 : " + narrow(t, "a / b") + ";";
       // C truncates toward zero; step down when the quotient is inexact and negative.
-      return "  " + T + " q = " + narrow(t, "a / b") + ";\n  return " +
+      return "  if (b == 0) return 0;\n  if (b == -1) return " + negate(t) + ";\n  " + T +
+             " q = " + narrow(t, "a / b") + ";\n  return " +
              narrow(t, "(q * b != a && (a < 0) != (b < 0)) ? q - 1 : q") + ";";
     case CHelper::kFloorMod:
       if (is_float(t)) return str("return a - ", f32 ? "floorf" : "floor", "(a / b) * b;");
-      if (!is_signed(t)) return "return " + narrow(t, "a % b") + ";";
+      if (!is_signed(t)) return "return b == 0 ? 0 : " + narrow(t, "a % b") + ";";
       // The result takes the sign of the divisor.
-      return "  " + T + " r = " + narrow(t, "a % b") + ";\n  return " +
-             narrow(t, "(r != 0 && (r < 0) != (b < 0)) ? r + b : r") + ";";
+      return "  if (b == 0 || b == -1) return 0;\n  " + T + " r = " + narrow(t, "a % b") +
+             ";\n  return " + narrow(t, "(r != 0 && (r < 0) != (b < 0)) ? r + b : r") + ";";
     case CHelper::kMin:
       return "return a < b ? a : b;";
     case CHelper::kMax:
@@ -81,13 +95,20 @@ std::string helper_body(CHelper h, DType t) {
     case CHelper::kAbs:
       if (!is_int(t)) break;  // floats use fabsf/fabs
       if (!is_signed(t)) return "return a;";
-      // Negate in unsigned arithmetic so that abs(INT_MIN) wraps instead of being undefined.
-      if (t == DType::kInt32) return "return a < 0 ? (int32_t)(0u - (uint32_t)a) : a;";
-      if (t == DType::kInt64) return "return a < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)a) : a;";
-      return "return " + narrow(t, "a < 0 ? -a : a") + ";";
+      // abs(INT_MIN) wraps instead of being undefined.
+      return "return a < 0 ? " + negate(t) + " : a;";
     case CHelper::kSigmoid:
       if (!is_float(t)) break;
       return f32 ? "return 1.0f / (1.0f + expf(-a));" : "return 1.0 / (1.0 + exp(-a));";
+    case CHelper::kRequantize:
+      if (t != DType::kInt32) break;
+      // As the NPU's vector unit: a * multiplier exactly in 64 bits (|a|, |m| < 2^31), a rounding
+      // arithmetic shift, the zero point, then saturation to int8. (>> of a negative int64 is
+      // arithmetic on every compiler tessera supports.)
+      return "  int64_t v = (int64_t)a * m;\n"
+             "  if (shift > 0) v = (v + ((int64_t)1 << (shift - 1))) >> shift;\n"
+             "  v += zp;\n"
+             "  return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);";
   }
   throw InternalError(str("codegen_c: no helper ", helper_stem(h), " for ", dtype_name(t)));
 }
@@ -104,7 +125,12 @@ std::string c_helper_definition(CHelper h, DType t) {
   const std::string T = dtype_c_name(t);
   std::string body = helper_body(h, t);
   std::string params = is_unary(h) ? T + " a" : T + " a, " + T + " b";
-  std::string head = str("static inline ", T, " ", c_helper_name(h, t), "(", params, ") {");
+  std::string result = T;
+  if (h == CHelper::kRequantize) {
+    params = "int32_t a, int64_t m, int64_t shift, int64_t zp";
+    result = "int8_t";
+  }
+  std::string head = str("static inline ", result, " ", c_helper_name(h, t), "(", params, ") {");
   // One-line bodies stay on the signature's line; multi-line bodies are already indented.
   if (body.find('\n') == std::string::npos) return head + " " + body + " }\n";
   return head + "\n" + body + "\n}\n";

@@ -6,8 +6,9 @@
 #include <sstream>
 
 #include "codegen/c/c_expr.h"
-#include "runtime/cpu/module_metadata.h"
+#include "compiler/ir/ir_visitor.h"
 #include "runtime/base/error.h"
+#include "runtime/cpu/module_metadata.h"
 #include "runtime/ndarray.h"
 
 namespace tessera {
@@ -15,6 +16,23 @@ namespace tessera {
 namespace {
 
 constexpr int64_t kMaxUnroll = 64;
+
+// GCC 12 (12.2 at least) miscompiles zero-then-accumulate loop nests inside an
+// `omp parallel for` at -O3: loop distribution turns the zeroing stores of an outer loop into one
+// memset over the wrong region, so a batch_matmul with the parallel loop outermost and K = 1
+// leaves whole rows at 0 (tests/python/test_silent_wrong_results.py shows it; -O2, clang and
+// -fno-tree-loop-distribute-patterns are right). The fix is in the generated code rather than in
+// CompileOptions::flags so that it holds whatever flags a caller passes, and so that the flags
+// stay valid for clang (which rejects the option): every function of the unit is compiled without
+// the memset/memcpy pattern replacement. Measured on the two matmul benchmark schedules
+// (benchmarks/matmul_cpu, n = 512, one thread): no difference beyond run-to-run noise; the loops
+// it would have replaced are accumulator initialisations, which the vectorizer still handles.
+constexpr const char* kGccMiscompileGuard =
+    "// GCC 12 -O3 miscompiles zero-then-accumulate nests under omp parallel for (loop\n"
+    "// distribution into memset); codegen/c/codegen_c.cpp says more.\n"
+    "#if defined(__GNUC__) && !defined(__clang__)\n"
+    "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n"
+    "#endif\n\n";
 constexpr int kAlignment = 64;
 
 bool is_c_identifier(const std::string& s) {
@@ -253,8 +271,23 @@ class BodyWriter {
 }  // namespace
 
 std::vector<ArgSpec> c_arg_specs(const LoweredFunc& f) {
+  // Which arguments the body stores to: those must be writeable arrays when the function runs.
+  class Stores : public IRVisitor {
+   public:
+    using IRVisitor::visit;
+    std::set<const BufferNode*> written;
+
+   protected:
+    void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+      written.insert(op->buffer.get());
+      IRVisitor::visit_BufferStore(op, s);
+    }
+  } stores;
+  stores.visit(f.body);
   std::vector<ArgSpec> specs;
-  for (const Buffer& b : f.args) specs.push_back(ArgSpec{b->name, b->dtype, b->shape});
+  for (const Buffer& b : f.args) {
+    specs.push_back(ArgSpec{b->name, b->dtype, b->shape, stores.written.count(b.get()) > 0});
+  }
   return specs;
 }
 
@@ -303,7 +336,8 @@ std::string codegen_c(const LoweredFunc& f) {
      << "// dense row-major data of argument i; arguments must not overlap. Returns 0, or -1\n"
      << "// when a temporary buffer could not be allocated. Integer / and % are floor division\n"
      << "// and modulo; integer data arithmetic wraps (done in unsigned).\n"
-     << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
+     << "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n"
+     << kGccMiscompileGuard;
   if (!ctx.helpers.empty()) {
     for (const auto& [h, t] : ctx.helpers) os << c_helper_definition(h, t);
     os << "\n";

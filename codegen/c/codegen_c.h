@@ -2,8 +2,10 @@
 // system C compiler (runtime/cpu/cpu_module.h) with OpenMP.
 //
 // What the unit contains, in order:
-//   * a header comment, the includes (<math.h> <stdbool.h> <stdint.h> <stdlib.h>) and the static
-//     inline helpers the body uses (c_helpers.h);
+//   * a header comment, the includes (<math.h> <stdbool.h> <stdint.h> <stdlib.h>), under GCC a
+//     `#pragma GCC optimize("no-tree-loop-distribute-patterns")` that keeps GCC 12's -O3
+//     miscompile of zero-then-accumulate nests out of every kernel (why: codegen_c.cpp), and the
+//     static inline helpers the body uses (c_helpers.h);
 //   * `const char tessera_module_entry[] = "<name>";` and
 //     `const char tessera_metadata_<name>[] = "<json>";` (format in runtime/cpu/module_metadata.h),
 //     so that an exported library describes itself;

@@ -12,6 +12,8 @@ namespace tessera {
 
 namespace {
 
+constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+
 void check_shape(const std::vector<int64_t>& shape, const std::string& name) {
   if (name.empty()) throw ExprError("a tensor needs a non-empty name");
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -19,9 +21,22 @@ void check_shape(const std::vector<int64_t>& shape, const std::string& name) {
       throw ExprError(str("tensor '", name, "': dimension ", i, " has extent ", shape[i],
                           "; extents must be positive"));
     }
-    if (shape[i] > std::numeric_limits<int32_t>::max()) {
+    if (shape[i] > kMaxIndex) {
       throw ExprError(str("tensor '", name, "': dimension ", i, " extent ", shape[i],
-                          " exceeds the int32 index range"));
+                          " exceeds the int32 index range (at most ", kMaxIndex, ")"));
+    }
+  }
+  // Kernels address a tensor with one flat int32 index (row-major), so its element count must
+  // fit int32 too; anything larger would wrap silently.
+  int64_t elements = 1;
+  for (int64_t e : shape) {
+    elements *= e;  // each factor <= 2^31 - 1 and the running product <= 2^31 - 1: no overflow
+    if (elements > kMaxIndex) {
+      std::string dims;
+      for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+      throw ExprError(str("tensor '", name, "': shape (", dims, ") has more than ", kMaxIndex,
+                          " elements, the int32 index range kernels address a tensor with; ",
+                          "split it into smaller tensors"));
     }
   }
 }
@@ -93,6 +108,13 @@ Tensor placeholder(const std::vector<int64_t>& shape, DType dtype, const std::st
 IterVar reduce_axis(int64_t min, int64_t extent, const std::string& name) {
   if (extent <= 0) {
     throw ExprError(str("reduce_axis '", name, "': extent ", extent, " must be positive"));
+  }
+  // Loops count in int32: every value min .. min + extent - 1, and the loop's end min + extent,
+  // must fit it.
+  if (min < -kMaxIndex || min > kMaxIndex || extent > kMaxIndex || min + extent > kMaxIndex) {
+    throw ExprError(str("reduce_axis '", name, "': the range [", min, ", ", min + extent,
+                        ") does not fit the int32 index range loops count in; bounds must lie in [",
+                        -kMaxIndex, ", ", kMaxIndex, "]"));
   }
   return make_iter_var(name, min, extent, IterKind::kReduce);
 }

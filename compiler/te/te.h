@@ -18,10 +18,12 @@
 
 namespace tessera {
 
-// An input tensor. Shape dimensions must be positive.
+// An input tensor. Shape dimensions must be positive, and the element count must fit the int32
+// index kernels address tensors with (else ExprError naming the tensor and its shape).
 Tensor placeholder(const std::vector<int64_t>& shape, DType dtype, const std::string& name);
 
-// A reduction axis over [min, min + extent).
+// A reduction axis over [min, min + extent); extent >= 1 and the range inside int32 (loops count
+// in int32), else ExprError naming the axis.
 IterVar reduce_axis(int64_t min, int64_t extent, const std::string& name);
 
 using ComputeFn = std::function<Expr(const std::vector<Var>&)>;

@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+#include "python/src/py_args.h"
+#include "python/src/sim_interrupt.h"
 #include "runtime/base/error.h"
 #include "runtime/npu/assembler.h"
 #include "runtime/npu/kernel_file.h"
@@ -62,9 +64,14 @@ py::dtype numpy_dtype(DType d) {
 // Copies the caller's arrays into a DDR image laid out by the buffer table, runs functional mode,
 // and returns every output buffer as a new array of its declared shape.
 py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& inputs,
-                         bool check_hazards) {
+                         bool check_hazards, const py::object& max_work) {
   std::vector<uint8_t> ddr(k.ddr_bytes(), 0);
   for (auto item : inputs) {
+    if (!py::isinstance<py::str>(item.first)) {
+      throw ArgumentError(str("kernel '", k.name,
+                              "': inputs map buffer names (str) to arrays; got a ",
+                              describe_py(item.first), " as a key"));
+    }
     std::string name = py::cast<std::string>(item.first);
     const BufferDecl& b = k.buffer(name);  // ArgumentError naming the buffers if absent
     if (b.role == BufferRole::kOutput)
@@ -87,11 +94,14 @@ py::tuple run_functional(const Kernel& k, const Target& t, const py::dict& input
     if (b.role == BufferRole::kInput && !inputs.contains(b.name))
       throw ArgumentError(str("kernel '", k.name, "': input buffer '", b.name, "' is missing"));
   SimStats s;
-  {
+  PySimRun run(max_work);
+  try {
     py::gil_scoped_release release;
-    SimOptions options;
-    options.check_hazards = check_hazards;
-    s = simulate_functional(k, t, ddr, options);
+    run.options.check_hazards = check_hazards;
+    s = simulate_functional(k, t, ddr, run.options);
+  } catch (const SimulationError&) {
+    run.reraise_interrupt();
+    throw;
   }
   py::dict outputs;
   for (const BufferDecl& b : k.buffers) {
@@ -255,17 +265,22 @@ void bind_kernel(py::module_& m) {
 void bind_simulator(py::module_& m) {
   m.def(
       "simulate_timing",
-      [](const Kernel& k, const Target& t) {
+      [](const Kernel& k, const Target& t, const py::object& max_work) {
         SimStats s;
-        {
+        PySimRun run(max_work);
+        try {
           py::gil_scoped_release release;
-          s = simulate_timing(k, t);
+          s = simulate_timing(k, t, run.options);
+        } catch (const SimulationError&) {
+          run.reraise_interrupt();
+          throw;
         }
         return stats_dict(s);
       },
-      py::arg("kernel"), py::arg("target"), "Timing mode: statistics as a dict.");
+      py::arg("kernel"), py::arg("target"), py::arg("max_work") = py::none(),
+      "Timing mode: statistics as a dict. max_work: the work limit (None: the default).");
   m.def("simulate_functional", &run_functional, py::arg("kernel"), py::arg("target"),
-        py::arg("inputs"), py::arg("check_hazards") = true,
+        py::arg("inputs"), py::arg("check_hazards") = true, py::arg("max_work") = py::none(),
         "Functional mode: (outputs dict of arrays, statistics dict).");
 
   py::class_<RooflineBound>(m, "RooflineBound")

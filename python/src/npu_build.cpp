@@ -9,6 +9,8 @@
 #include <optional>
 
 #include "codegen/npu/build_npu.h"
+#include "python/src/array_arg.h"
+#include "python/src/sim_interrupt.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -32,26 +34,23 @@ py::dict roofline_dict(const npu::RooflineBound& b, uint64_t cycles) {
   return d;
 }
 
+// Timing mode for a roofline figure, interruptible with Ctrl-C like every simulation.
 uint64_t timing_cycles(const NpuModule& mod) {
-  py::gil_scoped_release release;
-  return mod.timing().cycles;
+  PySimRun run;
+  try {
+    py::gil_scoped_release release;
+    return mod.timing(run.options).cycles;
+  } catch (const SimulationError&) {
+    run.reraise_interrupt();
+    throw;
+  }
 }
 
 // A view of argument `index` (a C-contiguous numpy array) for module `mod`.
 NDArray npu_arg(const py::handle& h, size_t index, const NpuModule& mod) {
   const auto& bufs = mod.kernel().buffers;
-  std::string arg = str(mod.name(), ": argument ", index,
-                        index < bufs.size() ? " '" + bufs[index].name + "'" : std::string());
-  if (!py::isinstance<py::array>(h)) throw ArgumentError(str(arg, ": expected a numpy array"));
-  py::array a = py::reinterpret_borrow<py::array>(h);
-  if (!(a.flags() & py::array::c_style)) {
-    throw ArgumentError(str(arg, ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
-  }
-  std::string dname = py::str(a.dtype().attr("name"));
-  std::optional<DType> t = parse_dtype(dname);
-  if (!t) throw ArgumentError(str(arg, ": numpy dtype ", dname, " is not supported"));
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+  return array_arg(h, str(mod.name(), ": argument ", index,
+                          index < bufs.size() ? " '" + bufs[index].name + "'" : std::string()));
 }
 
 }  // namespace
@@ -68,26 +67,40 @@ void bind_npu_build(py::module_& m) {
           "__call__",
           [](const NpuModule& mod, const py::args& args, const py::kwargs& kwargs) {
             npu::SimOptions options;
+            py::object max_work = py::none();
             for (auto item : kwargs) {
               std::string key = py::cast<std::string>(item.first);
-              if (key != "check_hazards")
+              if (key == "max_work") {
+                max_work = py::reinterpret_borrow<py::object>(item.second);
+              } else if (key == "check_hazards") {
+                options.check_hazards = py::cast<bool>(item.second);
+              } else {
                 throw ArgumentError(str(mod.name(), ": unknown keyword argument '", key,
-                                        "' (the only one is check_hazards)"));
-              options.check_hazards = py::cast<bool>(item.second);
+                                        "' (the keywords are check_hazards and max_work)"));
+              }
             }
             std::vector<NDArray> arrays;
             for (size_t i = 0; i < args.size(); ++i) arrays.push_back(npu_arg(args[i], i, mod));
-            py::gil_scoped_release release;
-            mod.run(arrays, options);
+            PySimRun run(max_work);
+            run.options.check_hazards = options.check_hazards;
+            try {
+              py::gil_scoped_release release;
+              mod.run(arrays, run.options);
+            } catch (const SimulationError&) {
+              run.reraise_interrupt();
+              throw;
+            }
           },
           "Runs the kernel on the functional simulator: outputs written in place. "
-          "check_hazards=False skips the hazard check (docs/npu_isa.md section 6).")
+          "check_hazards=False skips the hazard check (docs/npu_isa.md section 6); max_work= sets "
+          "the simulator's work limit (section 8). Ctrl-C raises KeyboardInterrupt.")
       .def(
           "timing",
-          [npu](const NpuModule& mod) {
+          [npu](const NpuModule& mod, const py::object& max_work) {
             // The same statistics dict as npu.simulate_timing (one definition, in npu.cpp).
-            return npu.attr("simulate_timing")(mod.kernel(), mod.target());
+            return npu.attr("simulate_timing")(mod.kernel(), mod.target(), max_work);
           },
+          py::arg("max_work") = py::none(),
           "Timing mode: dict with cycles and per-unit statistics.")
       .def(
           "roofline",

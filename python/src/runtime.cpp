@@ -4,8 +4,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
+#include "python/src/array_arg.h"
 #include "python/src/py_handles.h"
 #include "runtime/base/error.h"
 
@@ -40,24 +43,9 @@ std::string numpy_format(DType t) {
 // A view of a numpy array (or an NDArray) as argument `index` of module `fn`.
 NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
   if (py::isinstance<NDArray>(h)) return h.cast<NDArray>();
-  std::string arg = str(
-      "argument ", index,
-      index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'" : std::string());
-  if (!py::isinstance<py::array>(h)) {
-    throw ArgumentError(str(mod.name(), ": ", arg, ": expected a numpy array or tessera NDArray"));
-  }
-  py::array a = py::reinterpret_borrow<py::array>(h);
-  if (!(a.flags() & py::array::c_style)) {
-    throw ArgumentError(str(mod.name(), ": ", arg,
-                            ": the array is not C-contiguous; pass np.ascontiguousarray(x)"));
-  }
-  std::string dname = py::str(a.dtype().attr("name"));
-  auto t = parse_dtype(dname);
-  if (!t) {
-    throw ArgumentError(str(mod.name(), ": ", arg, ": numpy dtype ", dname, " is not supported"));
-  }
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  return NDArray::view(const_cast<void*>(a.data()), shape, *t);
+  return array_arg(h, str(mod.name(), ": argument ", index,
+                          index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'"
+                                                         : std::string()));
 }
 
 }  // namespace
@@ -126,9 +114,15 @@ void bind_runtime(py::module_& m) {
   m.def(
       "build",
       [](Schedule& s, const std::vector<Tensor>& args, const PyTarget& target,
-         const std::string& name) { return build(s, args, to_target(target), name); },
+         const std::string& name, const std::optional<std::string>& compiler) {
+        CompileOptions c_options;
+        if (compiler) c_options.compiler = *compiler;
+        return build(s, args, to_target(target), name, c_options);
+      },
       py::arg("schedule"), py::arg("args"), py::arg("target") = "c", py::arg("name") = "main",
-      "Lowers and builds for the target: a Module (C) or an npu.NpuModule (an NPU target).");
+      py::arg("compiler") = py::none(),
+      "Lowers and builds for the target: a Module (C) or an npu.NpuModule (an NPU target). "
+      "compiler= names another C compiler (e.g. 'clang') for target 'c', with the default flags.");
 }
 
 }  // namespace tessera::python

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "python/src/py_args.h"
 #include "python/src/py_handles.h"
 #include "runtime/base/error.h"
 
@@ -46,15 +47,21 @@ void bind_schedule(py::module_& m) {
               throw ScheduleError(str("stage '", s.name(), "': split: axis '", iv->var.name(),
                                       "': give exactly one of factor= and nparts="));
             }
-            auto r = factor.is_none() ? s.split_nparts(iv, nparts.cast<int64_t>())
-                                      : s.split(iv, factor.cast<int64_t>());
+            std::string what = str("stage '", s.name(), "': split: ");
+            auto r = factor.is_none()
+                         ? s.split_nparts(iv, int64_arg<ScheduleError>(nparts, what + "nparts"))
+                         : s.split(iv, int64_arg<ScheduleError>(factor, what + "factor"));
             return py::make_tuple(py_iv(r.first), py_iv(r.second));
           },
           py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
       .def(
           "tile",
-          [](Stage& s, const py::object& x, const py::object& y, int64_t xf, int64_t yf) {
-            auto r = s.tile(as_iv(x, s, "tile"), as_iv(y, s, "tile"), xf, yf);
+          [](Stage& s, const py::object& x, const py::object& y, const py::object& xf,
+             const py::object& yf) {
+            std::string what = str("stage '", s.name(), "': tile: ");
+            auto r = s.tile(as_iv(x, s, "tile"), as_iv(y, s, "tile"),
+                            int64_arg<ScheduleError>(xf, what + "x_factor"),
+                            int64_arg<ScheduleError>(yf, what + "y_factor"));
             return py::make_tuple(py_iv(r[0]), py_iv(r[1]), py_iv(r[2]), py_iv(r[3]));
           },
           py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "compiler/ir/ir_printer.h"
+#include "python/src/py_args.h"
 #include "python/src/py_handles.h"
 #include "runtime/base/error.h"
 
@@ -33,23 +34,40 @@ DType dtype_from(const std::string& name) {
   return *t;
 }
 
+// numpy's scalar types (np.int64(3), np.float32(0.5), np.bool_(True)) are literals like Python's
+// numbers: they come out of shapes and numpy arithmetic in ordinary user code.
+bool is_numpy_instance(const py::handle& h, const char* type) {
+  PyObject* numpy = PyImport_GetModule(py::str("numpy").ptr());  // only if already imported
+  if (!numpy) return false;
+  py::object np = py::reinterpret_steal<py::object>(numpy);
+  return py::isinstance(h, np.attr(type));
+}
+bool is_bool_literal(const py::handle& h) {
+  return py::isinstance<py::bool_>(h) || is_numpy_instance(h, "bool_");
+}
+bool is_int_literal(const py::handle& h) {
+  return py::isinstance<py::int_>(h) || (is_py_integer(h) && is_numpy_instance(h, "integer"));
+}
+bool is_float_literal(const py::handle& h) {
+  return py::isinstance<py::float_>(h) || is_numpy_instance(h, "floating");
+}
+
 bool is_literal(const py::handle& h) {
-  return py::isinstance<py::int_>(h) || py::isinstance<py::float_>(h) ||
-         py::isinstance<py::bool_>(h);
+  return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
 }
 
 // A Python value as an Expr; literals take `like`'s type (int32 / float32 / bool when alone).
 Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
   if (py::isinstance<Expr>(h)) return h.cast<Expr>();
   if (py::isinstance<IterVarNode>(h)) return h.cast<PyIterVar>()->var;
-  if (py::isinstance<py::bool_>(h)) return make_bool(h.cast<bool>());
-  if (py::isinstance<py::int_>(h)) {
-    int64_t v = h.cast<int64_t>();
+  if (is_bool_literal(h)) return make_bool(PyObject_IsTrue(h.ptr()) == 1);
+  if (is_int_literal(h)) {
+    int64_t v = int64_arg<ExprError>(h, "integer literal");
     if (like) return int_literal(v, *like);
     return int_literal(v, DType::kInt32);
   }
-  if (py::isinstance<py::float_>(h)) {
-    double v = h.cast<double>();
+  if (is_float_literal(h)) {
+    double v = PyFloat_AsDouble(h.ptr());  // np.float32 has __float__
     return float_literal(v, like && is_float(*like) ? *like : DType::kFloat32);
   }
   throw ExprError(str("cannot use a Python ", std::string(py::str(h.get_type().attr("__name__"))),
@@ -66,14 +84,60 @@ Expr binary(ExprKind k, const py::handle& a, const py::handle& b) {
   return binary_op(k, ea, to_expr(b, ea.dtype()));
 }
 
-std::vector<Expr> to_indices(const py::handle& key) {
+// Index `i` of a read of tensor `t`: an expression, an axis or a Python integer.
+Expr to_index(const Tensor& t, size_t i, const py::handle& h) {
+  if (!py::isinstance<Expr>(h) && !py::isinstance<IterVarNode>(h) && !is_py_integer(h)) {
+    throw ExprError(str("tensor '", t.name(), "': index ", i,
+                        " must be an integer expression (an axis, an Expr or an int), got ",
+                        describe_py(h)));
+  }
+  return to_expr(h);
+}
+
+std::vector<Expr> to_indices(const Tensor& t, const py::handle& key) {
   std::vector<Expr> idx;
   if (py::isinstance<py::tuple>(key)) {
-    for (const py::handle& h : key.cast<py::tuple>()) idx.push_back(to_expr(h));
+    for (const py::handle& h : key.cast<py::tuple>()) idx.push_back(to_index(t, idx.size(), h));
   } else {
-    idx.push_back(to_expr(key));
+    idx.push_back(to_index(t, 0, key));
   }
   return idx;
+}
+
+// A shape argument: an integer or a tuple/list of integers (ranges are checked by the core).
+std::vector<int64_t> to_shape(const py::handle& shape, const std::string& what) {
+  if (is_py_integer(shape)) return {int64_arg<ExprError>(shape, what + ": shape")};
+  // Any sequence (tuple, list, numpy array), but not a string.
+  if (!PySequence_Check(shape.ptr()) || py::isinstance<py::str>(shape) ||
+      py::isinstance<py::bytes>(shape)) {
+    throw ExprError(str(what, ": shape must be a tuple of integers, got ", describe_py(shape)));
+  }
+  std::vector<int64_t> out;
+  for (const py::handle& d : shape) {
+    out.push_back(int64_arg<ExprError>(d, str(what, ": shape[", out.size(), "]")));
+  }
+  return out;
+}
+
+// The axes of a reduction: reduce axes made by te.reduce_axis (an axis or a list of them).
+std::vector<IterVar> to_reduce_axes(const py::handle& axis, const char* reduction) {
+  std::vector<IterVar> axes;
+  auto one = [&](const py::handle& h) {
+    if (py::isinstance<IterVarNode>(h)) return axes.push_back(h.cast<PyIterVar>());
+    if (py::isinstance<Expr>(h) && h.cast<Expr>().as<VarNode>()) {
+      throw ExprError(str("te.", reduction, ": axis '", h.cast<Expr>().as<VarNode>()->name,
+                          "' is a data axis (a parameter of the compute's lambda), not a reduce ",
+                          "axis; reduce over an axis made by te.reduce_axis"));
+    }
+    throw ExprError(str("te.", reduction, ": axis must be a reduce axis made by te.reduce_axis ",
+                        "(or a list of them), got ", describe_py(h)));
+  };
+  if (py::isinstance<py::list>(axis) || py::isinstance<py::tuple>(axis)) {
+    for (const py::handle& h : axis) one(h);
+  } else {
+    one(axis);
+  }
+  return axes;
 }
 
 template <typename Cls>
@@ -188,11 +252,12 @@ void bind_te(py::module_& m) {
                                return s;
                              })
       .def_property_readonly("ndim", &Tensor::ndim)
-      .def("__getitem__", [](const Tensor& t, const py::object& key) { return t(to_indices(key)); })
+      .def("__getitem__",
+           [](const Tensor& t, const py::object& key) { return t(to_indices(t, key)); })
       .def("__call__",
            [](const Tensor& t, py::args args) {
              std::vector<Expr> idx;
-             for (const py::handle& h : args) idx.push_back(to_expr(h));
+             for (const py::handle& h : args) idx.push_back(to_index(t, idx.size(), h));
              return t(idx);
            })
       .def("__eq__", [](const Tensor& a, const Tensor& b) { return a.op() == b.op(); })
@@ -201,25 +266,40 @@ void bind_te(py::module_& m) {
 
   te.def(
       "placeholder",
-      [](const std::vector<int64_t>& shape, const std::string& dtype, const std::string& name) {
-        return placeholder(shape, dtype_from(dtype), name);
+      [](const py::object& shape, const std::string& dtype, const std::string& name) {
+        return placeholder(to_shape(shape, str("te.placeholder '", name, "'")), dtype_from(dtype),
+                           name);
       },
       py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder");
 
   te.def(
       "reduce_axis",
-      [](const std::pair<int64_t, int64_t>& dom, const std::string& name) {
-        return py_iv(reduce_axis(dom.first, dom.second - dom.first, name));
+      [](const py::object& dom, const std::string& name) {
+        std::string what = str("te.reduce_axis '", name, "'");
+        bool pair =
+            (py::isinstance<py::tuple>(dom) || py::isinstance<py::list>(dom)) && py::len(dom) == 2;
+        if (!pair) {
+          throw ExprError(
+              str(what, ": dom must be a pair (min, end) of integers, got ", describe_py(dom)));
+        }
+        py::sequence d = dom.cast<py::sequence>();
+        int64_t lo = int64_arg<ExprError>(d[0], what + ": dom[0] (min)");
+        int64_t hi = int64_arg<ExprError>(d[1], what + ": dom[1] (end)");
+        // end - min in int128 terms: both are int64, so the difference may not fit int64.
+        if ((hi > 0 && lo < hi - INT64_MAX) || (hi < 0 && lo > hi + INT64_MAX)) {
+          throw ExprError(str(what, ": the range [", lo, ", ", hi, ") is too wide"));
+        }
+        return py_iv(reduce_axis(lo, hi - lo, name));
       },
       py::arg("dom"), py::arg("name") = "rv");
 
-  te.def("_compute", [](const std::vector<int64_t>& shape, const py::function& f,
-                        const std::string& name, const std::vector<std::string>& axis_names,
+  te.def("_compute", [](const py::object& shape, const py::function& f, const std::string& name,
+                        const std::vector<std::string>& axis_names,
                         const std::optional<std::tuple<uint64_t, uint64_t, uint64_t>>& work) {
     std::optional<Work> true_work;
     if (work) true_work = Work{std::get<0>(*work), std::get<1>(*work), std::get<2>(*work)};
     return compute(
-        shape,
+        to_shape(shape, str("te.compute '", name, "'")),
         [&](const std::vector<Var>& vars) {
           py::tuple args(vars.size());
           for (size_t i = 0; i < vars.size(); ++i)
@@ -231,12 +311,9 @@ void bind_te(py::module_& m) {
 
   auto reduction = [](ReduceKind k) {
     return [k](const py::object& source, const py::object& axis, const py::object& where) {
-      std::vector<IterVar> axes;
-      if (py::isinstance<IterVarNode>(axis)) {
-        axes.push_back(axis.cast<PyIterVar>());
-      } else {
-        for (const py::handle& h : axis) axes.push_back(h.cast<PyIterVar>());
-      }
+      std::vector<IterVar> axes = to_reduce_axes(axis, k == ReduceKind::kSum   ? "sum"
+                                                       : k == ReduceKind::kMax ? "max"
+                                                                               : "min");
       Expr w = where.is_none() ? Expr() : to_expr(where);
       Expr s = to_expr(source);
       switch (k) {
@@ -279,12 +356,24 @@ void bind_te(py::module_& m) {
       "const",
       [](const py::object& v, const std::string& dtype) {
         DType t = dtype_from(dtype);
-        if (py::isinstance<py::float_>(v)) {
+        // Python floats and numpy floating scalars.
+        bool floating =
+            py::isinstance<py::float_>(v) ||
+            (!is_py_integer(v) && !py::isinstance<py::str>(v) && py::hasattr(v, "__float__"));
+        if (floating) {
           if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
-          return make_float(v.cast<double>(), t);
+          return make_float(py::float_(v).cast<double>(), t);
         }
-        if (t == DType::kBool) return make_bool(v.cast<bool>());
-        return int_literal(v.cast<int64_t>(), t);
+        if (t == DType::kBool) {
+          if (!py::isinstance<py::bool_>(v) && !is_py_integer(v))
+            throw ExprError(str("te.const: value for bool must be a bool, got ", describe_py(v)));
+          return make_bool(v.cast<bool>());
+        }
+        if (is_float(t) && !is_py_integer(v)) {
+          throw ExprError(
+              str("te.const: value for ", dtype, " must be a number, got ", describe_py(v)));
+        }
+        return int_literal(int64_arg<ExprError>(v, str("te.const: value for ", dtype)), t);
       },
       py::arg("value"), py::arg("dtype") = "int32");
   te.def("cast", [](const py::object& v, const std::string& dtype) {

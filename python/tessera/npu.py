@@ -40,7 +40,7 @@ def _target(target):
     return _npu.default_target() if target is None else target
 
 
-def run(kernel, inputs, target=None, check_hazards=True):
+def run(kernel, inputs, target=None, check_hazards=True, max_work=None):
     """Runs `kernel` in functional mode.
 
     inputs: dict buffer name -> numpy array with the buffer's exact shape and dtype (int8/int32).
@@ -48,16 +48,19 @@ def run(kernel, inputs, target=None, check_hazards=True):
     the statistics dict of run_timing (same schedule, same numbers). Data moves in the order the
     timing model runs instructions; with check_hazards (the default) two queues touching the same
     range without a token or queue order between them is a SimulationError naming both.
+    max_work: the simulator refuses, before running, a program whose work (MACs, vector lane
+    operations, bytes moved on chip) exceeds it (SimulationError naming the instruction); None
+    means the default, 2**36. Ctrl-C stops a run with KeyboardInterrupt.
     """
-    return _npu.simulate_functional(kernel, _target(target), dict(inputs), check_hazards)
+    return _npu.simulate_functional(kernel, _target(target), dict(inputs), check_hazards, max_work)
 
 
-def run_timing(kernel, target=None):
+def run_timing(kernel, target=None, max_work=None):
     """Runs `kernel` in timing mode (no data) and returns its statistics dict: cycles, units
     (load/compute/store: busy_cycles, stalled_cycles, insns), ddr_bytes_read/written,
     ddr_port_busy_cycles, ddr_bytes_fetched, sram/acc_peak_bytes, insn_count per opcode, macs,
-    vector_ops."""
-    return _npu.simulate_timing(kernel, _target(target))
+    vector_ops. max_work: as for run() (both modes refuse the same programs)."""
+    return _npu.simulate_timing(kernel, _target(target), max_work)
 
 
 def roofline(kernel, target=None):

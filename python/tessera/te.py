@@ -11,7 +11,9 @@ and `%` are floor division and floor modulo (Python's semantics); float `/` is t
 Python's `and`/`or`/`not`/`if` cannot be overloaded: use `&`, `|`, `~`, te.all, te.any and
 te.if_then_else.
 """
+import builtins
 import inspect
+import operator
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
@@ -28,28 +30,51 @@ __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis
 def compute(shape, fcompute, name="compute", true_work=None):
     """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
 
-    The axes are named after fcompute's parameters, as in TVM. `true_work`, a dict with macs,
-    min_ddr_bytes and vector_ops, declares the work of computing this tensor at the operator's
-    logical shape (for an operator written in a padded layout); NPU roofline figures use it
-    instead of the work computed from the expression."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(s) for s in shape)
+    The axes are named after fcompute's parameters, as in TVM. fcompute takes one parameter per
+    dimension of `shape` (ExprError naming the compute otherwise); every extent must be an integer
+    (ExprError naming the dimension otherwise: a float is never truncated). `true_work`, a dict
+    with macs, min_ddr_bytes and vector_ops (non-negative integers), declares the work of
+    computing this tensor at the operator's logical shape (for an operator written in a padded
+    layout); NPU roofline figures use it instead of the work computed from the expression."""
+    sequence = hasattr(shape, "__len__") and not isinstance(shape, (str, bytes))
+    rank = len(shape) if sequence else 1
     try:
-        params = [p.name for p in inspect.signature(fcompute).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
-    names = params if len(params) == len(shape) else []
+        sig = inspect.signature(fcompute)
+    except (TypeError, ValueError):  # a builtin or C function: nothing to check
+        sig = None
+    names = []
+    if sig is not None:
+        positional = [p for p in sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        required = [p for p in positional if p.default is p.empty]
+        # builtins.any: this module's any() is te.any.
+        varargs = builtins.any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+        if len(required) > rank or (len(positional) < rank and not varargs):
+            params = ", ".join(p.name for p in positional) or "none"
+            shown = tuple(shape) if sequence else (shape,)
+            raise _ExprError(f"te.compute '{name}': the function takes {len(positional)} "
+                             f"positional parameter(s) ({params}) but the shape {shown} has "
+                             f"{rank} dimension(s); give it one parameter per dimension")
+        if len(positional) == rank:
+            names = [p.name for p in positional]
     work = None
     if true_work is not None:
         unknown = set(true_work) - {"macs", "min_ddr_bytes", "vector_ops"}
         if unknown:
             raise _ExprError(f"compute '{name}': true_work has unknown keys {sorted(unknown)}; "
                              "it takes macs, min_ddr_bytes and vector_ops")
-        work = (int(true_work.get("macs", 0)), int(true_work.get("min_ddr_bytes", 0)),
-                int(true_work.get("vector_ops", 0)))
-    return _te._compute(list(shape), fcompute, name, names, work)
+        work = tuple(_work_count(name, key, true_work.get(key, 0))
+                     for key in ("macs", "min_ddr_bytes", "vector_ops"))
+    return _te._compute(shape, fcompute, name, names, work)
+
+
+def _work_count(name, key, value):
+    """A true_work entry: a non-negative integer (never a truncated float)."""
+    if (isinstance(value, bool) or not hasattr(value, "__index__")
+            or not 0 <= operator.index(value) < 2**64):
+        raise _ExprError(f"compute '{name}': true_work[{key!r}] must be a non-negative integer, "
+                         f"got {type(value).__name__} {value!r}")
+    return operator.index(value)
 
 
 def _axes(axis):

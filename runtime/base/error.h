@@ -8,11 +8,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/base/utf8.h"
+
 namespace tessera {
 
+// The message is kept printable (printable_text): a NUL or invalid UTF-8 from a user's path or
+// name is shown as \xNN instead of cutting the message short or making it undecodable.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  explicit Error(const std::string& msg) : std::runtime_error(printable_text(msg)) {}
 };
 
 // Caused by the user's input; the message says which object and what would be legal.

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
-#include "runtime/cpu/run_process.h"
 #include "runtime/base/error.h"
+#include "runtime/base/file_io.h"
+#include "runtime/cpu/library_file.h"
+#include "runtime/cpu/run_process.h"
 
 #ifndef TESSERA_C_COMPILER
 #define TESSERA_C_COMPILER "cc"
@@ -27,7 +27,6 @@ using KernelFn = int32_t (*)(void**);
 constexpr const char* kSourceFile = "kernel.c";
 constexpr const char* kLibraryFile = "kernel.so";
 constexpr const char* kLogFile = "compile.log";
-constexpr const char* kEntrySymbol = "tessera_module_entry";
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -45,18 +44,15 @@ std::string make_temp_dir() {
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw RuntimeError(str("could not write '", path, "'"));
+  std::string why = write_whole_file(path, bytes);
+  if (!why.empty()) throw RuntimeError(str("could not write '", path, "': ", why));
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RuntimeError(str("could not open '", path, "': ", errno_text()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string bytes;
+  std::string why = read_whole_file(path, &bytes);
+  if (!why.empty()) throw RuntimeError(str("could not open '", path, "': ", why));
+  return bytes;
 }
 
 std::string dl_error() {
@@ -157,27 +153,16 @@ CpuModule CpuModule::compile(const std::string& c_source, const std::string& fun
 }
 
 CpuModule CpuModule::load(const std::string& path) {
+  // Everything is checked on the file's bytes before dlopen sees them (library_file.h): a
+  // truncated or damaged library is a RuntimeError here, never a crash inside the loader.
+  LibraryFile file = parse_library_file(read_file(path), path);
   auto state = std::make_shared<State>();
+  state->meta = std::move(file.meta);
   state->dir = make_temp_dir();
   // dlopen a private copy: the loader caches libraries by path, and a file overwritten later
   // (e.g. by a new export) must not change or crash a module already loaded.
-  write_file(state->library_path(), read_file(path));
+  write_file(state->library_path(), file.library);
   state->open(path);
-  const char* entry = state->symbol(kEntrySymbol);
-  if (!entry) {
-    throw RuntimeError(
-        str("'", path, "' is not a tessera CPU library: it has no symbol ", kEntrySymbol));
-  }
-  const char* json = state->symbol(str("tessera_metadata_", entry));
-  if (!json) {
-    throw RuntimeError(str("'", path, "' is not a tessera CPU library: it has no symbol ",
-                           "tessera_metadata_", entry));
-  }
-  state->meta = module_metadata_from_json(json, path);
-  if (state->meta.name != entry) {
-    throw RuntimeError(str("'", path, "': its metadata names function '", state->meta.name,
-                           "' but the library's entry is '", entry, "'"));
-  }
   state->find_function(path);
   return CpuModule(std::move(state));
 }
@@ -200,6 +185,11 @@ void CpuModule::run(const std::vector<NDArray>& args) const {
     }
     if (args[i].data() == nullptr && args[i].num_elements() != 0) {
       throw ArgumentError(str("argument ", i, " '", s.name, "': the array has no data"));
+    }
+    if (s.written && !args[i].writeable()) {
+      throw ArgumentError(str("argument ", i, " '", s.name, "': function '", state_->meta.name,
+                              "' writes it, but the array is read-only; pass a writeable array ",
+                              "(np.array(x) makes a writeable copy)"));
     }
     ptrs.push_back(args[i].data());
   }
@@ -235,10 +225,10 @@ void CpuModule::export_library(const std::string& path) const {
   close(fd);
   tmp = buf.data();
   try {
-    write_file(tmp, read_file(state_->library_path()));
-  } catch (const RuntimeError&) {
+    write_file(tmp, library_file_bytes(read_file(state_->library_path())));
+  } catch (const RuntimeError& e) {
     std::remove(tmp.c_str());
-    throw RuntimeError(str("could not write '", path, "'"));
+    throw RuntimeError(str("could not write '", path, "': ", e.what()));
   }
   chmod(tmp.c_str(), 0755);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {

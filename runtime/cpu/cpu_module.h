@@ -32,7 +32,10 @@ struct CompileOptions {
   // results round differently from a plain sequential reference (tests compare with a relative
   // tolerance; integers are unaffected). -march=native: an exported library runs only on
   // machines like this one. (Not -fwrapv: codegen_c makes data arithmetic wrap by itself, and the
-  // flag stops GCC vectorizing signed index arithmetic: 6x slower on a tiled matmul.)
+  // flag stops GCC vectorizing signed index arithmetic: 6x slower on a tiled matmul.) The guard
+  // against GCC 12's -O3 loop-distribution miscompile is in the generated source, not here
+  // (codegen/c/codegen_c.cpp), so that it holds whatever flags are given and these stay valid
+  // for clang.
   std::vector<std::string> flags = {"-O3",     "-march=native", "-fopenmp",          "-fPIC",
                                     "-shared", "-std=c11",      "-ffp-contract=fast"};
   // Placed after the source file on the command line.
@@ -50,13 +53,18 @@ class CpuModule {
   static CpuModule compile(const std::string& c_source, const std::string& func_name,
                            std::vector<ArgSpec> args, const CompileOptions& options);
   // Loads a library written by export_library(). RuntimeError naming the file when it cannot be
-  // loaded or its metadata is missing or corrupt.
+  // read, when its checksum trailer is missing or does not match (truncated or damaged), when it
+  // is not a well-formed shared library for this machine (checked before dlopen: a damaged file
+  // never crashes the process), or when its metadata is missing or corrupt.
   static CpuModule load(const std::string& path);
 
-  // Runs the function. ArgumentError naming the argument for a wrong count, dtype or shape, or
-  // for overlapping arrays; RuntimeError when the kernel reports a failure.
+  // Runs the function. ArgumentError naming the argument for a wrong count, dtype or shape, for
+  // overlapping arrays, or for a read-only array the function writes; RuntimeError when the
+  // kernel reports a failure.
   void run(const std::vector<NDArray>& args) const;
-  // Writes the shared library to `path` (atomically: a loaded copy of an older file stays valid).
+  // Writes the shared library to `path` (atomically: a loaded copy of an older file stays valid),
+  // followed by a 24-byte checksum trailer that load() verifies; the file stays a valid shared
+  // library for any other loader (ELF ignores trailing bytes).
   void export_library(const std::string& path) const;
 
   const std::string& name() const;

@@ -5,7 +5,8 @@
 //   const char tessera_module_entry[]      = "<name>";   // which function the library exports
 //   const char tessera_metadata_<name>[]   = "<json>";   // this metadata, as JSON text
 // The JSON is compact, with keys in sorted order:
-//   {"args":[{"dtype":"float32","name":"A","shape":[64,64]},...],"name":"add","version":1}
+//   {"args":[{"dtype":"float32","name":"A","shape":[64,64],"written":false},...],"name":"add",
+//    "version":2}
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,13 @@
 
 namespace tessera {
 
-// One argument of a compiled function: the buffer's user-facing name, element type and shape.
+// One argument of a compiled function: the buffer's user-facing name, element type and shape,
+// and whether the function writes it (an output), so that a read-only array is refused there.
 struct ArgSpec {
   std::string name;
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
+  bool written = false;
 };
 bool operator==(const ArgSpec& a, const ArgSpec& b);
 inline bool operator!=(const ArgSpec& a, const ArgSpec& b) { return !(a == b); }
@@ -30,7 +33,8 @@ struct ModuleMetadata {
   std::vector<ArgSpec> args;
 };
 
-constexpr int kModuleMetadataVersion = 1;
+// 2: arguments say whether they are written.
+constexpr int kModuleMetadataVersion = 2;
 
 // Deterministic JSON text (no whitespace, sorted keys).
 std::string module_metadata_to_json(const ModuleMetadata& m);

@@ -1,12 +1,12 @@
 #include "runtime/npu/kernel_file.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "runtime/base/error.h"
+#include "runtime/base/file_io.h"
+#include "runtime/base/fnv1a.h"
+#include "runtime/base/utf8.h"
 #include "runtime/npu/encoding.h"
-#include "runtime/npu/fnv1a.h"
 
 namespace tessera::npu {
 namespace {
@@ -29,6 +29,8 @@ class Writer {
     if (s.size() > kMaxNameBytes)
       throw KernelFileError(str("cannot save kernel: ", what, " '", s.substr(0, 40),
                                 "...' is longer than ", kMaxNameBytes, " bytes"));
+    if (std::string why = text_name_problem(s); !why.empty())
+      throw KernelFileError(str("cannot save kernel: ", what, " ", quoted_name(s), " ", why));
     put<uint16_t>(static_cast<uint16_t>(s.size()));
     bytes.insert(bytes.end(), s.begin(), s.end());
   }
@@ -53,6 +55,9 @@ class Reader {
     if (n > kMaxNameBytes) fail(str(field, " is ", n, " bytes long (at most ", kMaxNameBytes, ")"));
     need(n, field);
     std::string s(reinterpret_cast<const char*>(data_ + pos_), n);
+    // Names reach Python (str) and error messages: valid UTF-8 without NUL, or the file is bad.
+    if (std::string why = text_name_problem(s); !why.empty())
+      fail(str(field, " at byte ", pos_, " ", quoted_name(s), " ", why));
     pos_ += n;
     return s;
   }
@@ -187,19 +192,15 @@ Kernel parse_kernel(const uint8_t* data, size_t size, const std::string& source)
 
 void save_kernel(const Kernel& kernel, const std::string& path) {
   std::vector<uint8_t> bytes = serialize_kernel(kernel);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw RuntimeError(str("cannot write kernel file '", path, "'"));
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw RuntimeError(str("error writing kernel file '", path, "'"));
+  std::string why = write_whole_file(path, std::string(bytes.begin(), bytes.end()));
+  if (!why.empty()) throw RuntimeError(str("cannot write kernel file '", path, "': ", why));
 }
 
 Kernel load_kernel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw KernelFileError(str("kernel file '", path, "': cannot open"));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  return parse_kernel(bytes.data(), bytes.size(), path);
+  std::string bytes;
+  std::string why = read_whole_file(path, &bytes);
+  if (!why.empty()) throw KernelFileError(str("kernel file '", path, "': cannot open: ", why));
+  return parse_kernel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), path);
 }
 
 }  // namespace tessera::npu

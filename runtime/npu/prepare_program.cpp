@@ -103,6 +103,7 @@ class Checker {
     uint64_t bytes = uint64_t(op.ddr_units) * unit, bpc = t_.ddr_bytes_per_cycle;
     op.cycles = (bytes + bpc - 1) / bpc + uint64_t(d.rows) * t_.dma_row_cycles;
     op.pad_cycles = (total_rows * width - uint64_t(d.rows) * d.cols) * uint64_t(t_.pad_unit_cycles);
+    work_ = total_rows * width * unit;
   }
 
   void gemm(size_t i, const Gemm& g, PreparedOp& op) {
@@ -113,6 +114,7 @@ class Checker {
     uint64_t steps = uint64_t(g.ext0) * g.ext1;
     op.cycles = t_.gemm_fixed_cycles + gemm_step_cycles(g, uint64_t(t_.acc_raw_latency_cycles));
     p_.macs += steps * t_.macs_per_cycle();
+    work_ = steps * t_.macs_per_cycle();
   }
 
   void vector(size_t i, const Vector& v, PreparedOp& op) {
@@ -136,6 +138,7 @@ class Checker {
     uint64_t iters = uint64_t(v.ext0) * v.ext1;
     op.cycles = t_.vector_fixed_cycles + iters * vector_row_cycles_;
     p_.vector_ops += iters * t_.mac_out;
+    work_ = iters * t_.mac_out;
   }
 
   void deps(size_t i, const Insn& insn, PreparedOp& op) {
@@ -158,11 +161,21 @@ class Checker {
     if (d.push_next) op.pushes[n++] = kPushNextTq[q];
   }
 
+  // Adds instruction i's work (set by dma/gemm/vector, 0 otherwise) to the program's total and
+  // returns whether the total is now over `max_work`.
+  bool add_work(uint64_t max_work) {
+    uint64_t w = work_ + 1;  // + 1: every instruction costs something
+    work_ = 0;
+    p_.work = w > UINT64_MAX - p_.work ? UINT64_MAX : p_.work + w;
+    return p_.work > max_work;
+  }
+
  private:
   const Kernel& k_;
   const Target& t_;
   PreparedProgram& p_;
   const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
+  uint64_t work_ = 0;  // of the instruction being checked
 };
 
 }  // namespace
@@ -177,7 +190,7 @@ std::string describe_insn(const Kernel& kernel, size_t index) {
   return str("instruction #", index, " (", disassemble(kernel.program[index]), ")");
 }
 
-PreparedProgram prepare_program(const Kernel& k, const Target& t) {
+PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_work) {
   check_kernel_target(k, t);
   PreparedProgram p;
   Checker c(k, t, p);
@@ -188,6 +201,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
   if (n > 0xffffffffull) throw SimulationError(str("kernel '", k.name, "': too many instructions"));
   p.ops.resize(n);
   std::array<uint64_t, kNumTokenQueues> pops_total{};
+  size_t over_limit_at = n;  // the first instruction at which the total work passes max_work
   for (auto& list : p.queue_insns) list.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const Insn& insn = k.program[i];
@@ -215,6 +229,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
         op.cycles = 1;
         break;  // sync, finish
     }
+    if (c.add_work(max_work) && over_limit_at == n) over_limit_at = i;
     p.insn_count[static_cast<uint8_t>(insn.opcode)]++;
     p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
     for (uint8_t tq : op.pushes)
@@ -235,6 +250,16 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t) {
                       " token queue, but the program pushes only ", p.pushes_total[tq],
                       " tokens onto it"));
     }
+  // Checked last, so that a program that is wrong is reported as wrong, not as too long. An
+  // instruction's work is known statically, so a program is judged before anything runs (a
+  // 467-byte kernel can ask for 10^12 MACs; functional mode would take an hour).
+  if (over_limit_at < n)
+    c.fail(over_limit_at, str("the program's work passes the simulation limit of ", max_work,
+                              " element operations (MACs, vector lane operations, bytes moved on "
+                              "chip) at this instruction; the whole program needs ",
+                              p.work,
+                              ". Raise the limit (SimOptions::max_work, max_work= in "
+                              "Python) to simulate it"));
   return p;
 }
 

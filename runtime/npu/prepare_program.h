@@ -38,6 +38,9 @@ static_assert(sizeof(PreparedOp) <= 32, "the scheduler's hot loop reads one Prep
 
 struct PreparedProgram {
   std::vector<PreparedOp> ops;
+  // What functional mode will do, in element operations: MACs, vector lane operations, bytes
+  // written on chip by DMA, plus one per instruction. Saturates at UINT64_MAX.
+  uint64_t work = 0;
   std::array<std::vector<uint32_t>, 3> queue_insns;  // program indices per queue, in order
   std::array<uint64_t, kNumTokenQueues> pushes_total{};
   std::array<uint64_t, kNumOpcodes> insn_count{};
@@ -47,7 +50,11 @@ struct PreparedProgram {
   uint64_t acc_rows_used = 0;
 };
 
-PreparedProgram prepare_program(const Kernel& kernel, const Target& target);
+// `max_work` bounds PreparedProgram::work: a program over it is a SimulationError naming the
+// instruction at which the total first passes the limit (the simulator passes SimOptions::max_work;
+// the roofline, which runs nothing, passes no limit).
+PreparedProgram prepare_program(const Kernel& kernel, const Target& target,
+                                uint64_t max_work = UINT64_MAX);
 
 // "instruction #12 (gemm ...)": how every simulation error names an instruction.
 std::string describe_insn(const Kernel& kernel, size_t index);

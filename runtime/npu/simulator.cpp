@@ -48,7 +48,7 @@ class Scheduler {
  public:
   Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr,
             const SimOptions& options)
-      : k_(k), t_(t), p_(p), n_(p.ops.size()) {
+      : k_(k), t_(t), p_(p), o_(options), n_(p.ops.size()) {
     burst_ = uint64_t(t.fetch_burst_insns);
     sram_unit_ = uint64_t(t.mac_in);
     acc_unit_ = uint64_t(4 * t.mac_out);
@@ -96,6 +96,7 @@ class Scheduler {
         continue;
       }
       if (cand[unit] == kNever) report_deadlock();
+      if (o_.should_stop && o_.should_stop()) report_stop(unit);
       start(unit, cand[unit]);
       ++done;
       if (unit == fetch_wait_) advance_fetch();
@@ -257,6 +258,13 @@ class Scheduler {
                               t_.token_queue_depth, " tokens (token_queue_depth)"));
   }
 
+  [[noreturn]] void report_stop(int unit) const {
+    throw SimulationError(str("kernel '", k_.name, "': stopped before ",
+                              describe_insn(k_, units_[unit].insns[units_[unit].pos]), " at cycle ",
+                              now_, ": the caller asked to stop (an interrupt or a ",
+                              "time limit: SimOptions::should_stop)"));
+  }
+
   [[noreturn]] void report_deadlock() const {
     std::string why;
     for (int u = 0; u < kNumQueues; ++u) {
@@ -285,6 +293,7 @@ class Scheduler {
   const Kernel& k_;
   const Target& t_;
   const PreparedProgram& p_;
+  const SimOptions& o_;
   const size_t n_;
   uint64_t depth_[3];
   Unit units_[3];
@@ -316,7 +325,7 @@ uint64_t SimStats::total_insns() const {
 
 SimStats simulate(const Kernel& kernel, const Target& target, SimMode mode,
                   std::vector<uint8_t>* ddr, const SimOptions& options) {
-  PreparedProgram prepared = prepare_program(kernel, target);
+  PreparedProgram prepared = prepare_program(kernel, target, options.max_work);
   if (mode == SimMode::kTiming) {
     if (ddr != nullptr) throw ArgumentError("timing mode takes no DDR image; pass nullptr");
     return Scheduler<false>(kernel, target, prepared, nullptr, options).run();

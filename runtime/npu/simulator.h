@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/npu/kernel.h"
@@ -50,9 +51,23 @@ struct SimStats {
   uint64_t total_insns() const;
 };
 
+// The default bound on a program's work (PreparedProgram::work), 2^36 = 6.9e10: about 40 s of
+// functional simulation where the project measures (1.8e9 MACs/s), and about 100 times the work
+// of the largest ResNet-18 layer as the operator library builds it (conv1: 6.4e8).
+constexpr uint64_t kDefaultMaxWork = uint64_t(1) << 36;
+
 // How a simulation runs, beyond its mode. The defaults are what every caller wants unless it says
 // otherwise.
 struct SimOptions {
+  // Both modes refuse, before running anything, a program whose work (MACs, vector lane
+  // operations, bytes moved on chip, one per instruction) exceeds this: a SimulationError naming
+  // the instruction at which the total passes it. Both modes, so that timing mode (which is fast
+  // whatever the work) rejects what functional mode would, as for every other check.
+  uint64_t max_work = kDefaultMaxWork;
+  // Asked before every instruction starts; when it returns true the run stops with a
+  // SimulationError naming the next instruction. For interrupts (the Python bindings check for
+  // Ctrl-C) and time limits. Keep it cheap: it is called once per instruction.
+  std::function<bool()> should_stop;
   // Functional mode: report races between queues (check_hazards.h) as a SimulationError. Timing
   // mode moves no data and ignores it.
   bool check_hazards = true;

@@ -1,11 +1,10 @@
 #include "runtime/npu/target.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "runtime/base/error.h"
-#include "runtime/npu/fnv1a.h"
+#include "runtime/base/file_io.h"
+#include "runtime/base/fnv1a.h"
 #include "runtime/npu/npu_v1_json.h"  // generated from runtime/npu/targets/npu-v1.json
 
 namespace tessera::npu {
@@ -101,7 +100,7 @@ Target parse_target(const std::string& json_text, const std::string& source) {
   json j;
   try {
     j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw TargetError(str(where(source), ": not valid JSON: ", e.what()));
   }
   if (!j.is_object()) throw TargetError(str(where(source), ": must be a JSON object"));
@@ -139,11 +138,11 @@ Target default_target() {
 }
 
 Target load_target(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TargetError(str("target description '", path, "': cannot open file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_target(text.str(), path);
+  std::string text;
+  std::string why = read_whole_file(path, &text);
+  if (!why.empty())
+    throw TargetError(str("target description '", path, "': cannot open file: ", why));
+  return parse_target(text, path);
 }
 
 std::string target_to_json(const Target& t) {

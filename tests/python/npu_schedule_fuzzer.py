@@ -24,14 +24,8 @@ from tessera import te
 LANES = 16
 BUILD_ERRORS = (tessera.ScheduleError, tessera.LowerError, tessera.TargetError)
 
-# Rejections of legal schedules whose messages are not clear: bugs in the lowering, reported to
-# its owner. They are counted (and printed) apart from the honest rejections so CI stays green;
-# the generator still produces these schedules. Remove an entry once its bug is fixed.
-KNOWN_BUGS = [
-    # Patterns of rejections that are known core bugs (counted and printed, not failures).
-    # None at present: a tile of P that reads only padding used to become a 0-column DMA; it is
-    # now filled with zeros by the vector unit.
-]
+# There is no allowance for known bugs: a rejection without a clear message, an internal error or
+# a wrong result fails the run, whatever the seed.
 
 
 def blocks(n):
@@ -179,7 +173,6 @@ class Fuzzer:
         self.built_by_op = collections.Counter()
         self.rejected = collections.Counter()        # final verdict: rejected, by reason
         self.primitive_errors = collections.Counter()  # primitives refused while generating
-        self.known_bugs = collections.Counter()        # rejections that are KNOWN_BUGS
         self.log = []                                  # the schedule calls of the current case
 
     def _try(self, what, fn):
@@ -350,10 +343,6 @@ class Fuzzer:
             f = tessera.build(s, case.args, target="npu", name=f"fuzz{index}")
         except BUILD_ERRORS as e:
             msg = str(e)
-            for pattern, bug in KNOWN_BUGS:
-                if re.search(pattern, msg):
-                    self.known_bugs[bug] += 1
-                    return
             # A clear message is not an internal invariant, and names the stage it is about or,
             # for a memory overflow, what was needed and what is available.
             if "internal" in msg or not re.search(
@@ -382,12 +371,9 @@ class Fuzzer:
     def report(self):
         lines = [f"NPU schedule fuzzer: {self.built} built and bit-exact "
                  f"({', '.join(f'{k} {v}' for k, v in sorted(self.built_by_op.items()))}), "
-                 f"{sum(self.rejected.values())} rejected before simulation, "
-                 f"{sum(self.known_bugs.values())} known bugs"]
+                 f"{sum(self.rejected.values())} rejected before simulation"]
         for reason, n in sorted(self.rejected.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"  rejected {n:4d}  {reason}")
-        for bug, n in sorted(self.known_bugs.items()):
-            lines.append(f"  KNOWN BUG {n:3d}  {bug}")
         refused = sum(self.primitive_errors.values())
         lines.append(f"  primitives refused while generating: {refused}")
         for reason, n in sorted(self.primitive_errors.items(), key=lambda kv: (-kv[1], kv[0])):

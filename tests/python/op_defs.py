@@ -248,11 +248,19 @@ ALL_BUILDERS = {
 }
 
 
+def unwritten_marker(dtype):
+    """The value an output starts as, so that elements a kernel fails to write show up: NaN for
+    floats, a value near the type's minimum (which the small random inputs never produce) for
+    integers."""
+    dtype = np.dtype(dtype)
+    return np.nan if dtype.kind == "f" else np.iinfo(dtype).min + 7
+
+
 def run_case(case, f, rng):
     """Runs built module f on random inputs; returns (tessera output, numpy reference)."""
     inputs = case.make_inputs(rng)
     out_t = case.output
-    out = np.zeros(out_t.shape, dtype=out_t.dtype)
+    out = np.full(out_t.shape, unwritten_marker(out_t.dtype), dtype=out_t.dtype)
     f(*inputs, out)
     return out, case.reference(*inputs)
 

@@ -6,9 +6,18 @@ compute_inline, cache_read/cache_write and unroll/vectorize/parallel annotations
 that raises ScheduleError is recorded (the user would have been told) and the schedule goes on.
 The verdict on a schedule is: built and matched numpy, or rejected with ScheduleError before
 code generation. Anything else is a failure.
+
+Every schedule is built with tessera.build's defaults, i.e. compiled with the flags users get
+(CompileOptions in runtime/cpu/cpu_module.h: GCC -O3 -march=native -fopenmp ...), and its output
+starts as a marker value so that elements the kernel fails to write show up. One class,
+batch_matmul_int, is integer batch_matmul on small odd shapes with the parallel loop often moved
+outermost: the class in which GCC 12 -O3 miscompiled zero-then-accumulate nests. Integer
+schedules (every n-th of them) are also built with clang (when installed) as a differential
+check of the compiler: both builds must match numpy bit for bit.
 """
 import collections
 import re
+import shutil
 
 import numpy as np
 
@@ -32,7 +41,17 @@ SMALL_SHAPES = {
     "softmax": lambda r: dict(M=int(r.integers(1, 9)), N=int(r.integers(1, 40))),
     "transpose": lambda r: dict(M=int(r.integers(1, 30)), N=int(r.integers(1, 30))),
     "elementwise_chain": lambda r: dict(M=int(r.integers(1, 20)), N=int(r.integers(1, 30))),
+    # Small sizes, odd ones included, and short reductions: GCC 12 -O3 got batch_matmul wrong
+    # with the parallel loop over j outermost, K = 1, Bn 4..8, M 2..4 and N 4..9.
+    "batch_matmul_int": lambda r: dict(Bn=int(r.integers(1, 9)), M=int(r.integers(1, 7)),
+                                       N=int(r.integers(1, 10)), K=int(r.choice([1, 1, 2, 3]))),
 }
+# The order cases cycle through: the miscompile's class twice as often as the others.
+ROTATION = list(SMALL_SHAPES) + ["batch_matmul_int"]
+BUILDERS = dict(op_defs.ALL_BUILDERS, batch_matmul_int=op_defs.batch_matmul)
+ALWAYS_INT = {"batch_matmul_int"}
+# The differential compiler: clang with the same default flags (None when not installed).
+SECOND_COMPILER = "clang" if shutil.which("clang") else None
 INT_OK = {"matmul", "batch_matmul", "conv2d", "depthwise_conv2d", "max_pool2d", "transpose",
           "elementwise_chain", "dense_bias_relu"}
 
@@ -50,9 +69,16 @@ def reason_of(err):
 
 
 class Fuzzer:
-    def __init__(self, seed):
+    def __init__(self, seed, second_compiler=SECOND_COMPILER, second_compiler_every=1):
+        """second_compiler_every: build every n-th integer schedule with the second compiler
+        too (CI uses 3 to stay fast; the nightly-size run 1)."""
         self.rng = np.random.default_rng(seed)
+        self.second_compiler = second_compiler
+        self.second_compiler_every = second_compiler_every
+        self.integer_built = 0
         self.built = 0
+        self.built_by_op = collections.Counter()
+        self.checked_with_second_compiler = 0
         self.rejected = collections.Counter()      # final verdict: rejected, by reason
         self.primitive_errors = collections.Counter()  # primitives refused along the way
 
@@ -72,9 +98,18 @@ class Fuzzer:
             return int(self.rng.integers(1, extent + 4))
         return int(self.rng.integers(-1, 2)) if self.rng.random() < 0.1 else extent + int(self.rng.integers(1, 9))
 
-    def random_schedule(self, case):
+    def random_schedule(self, case, parallel_outer=False):
         r = self.rng
         s = te.create_schedule(case.output.op)
+        if parallel_outer:
+            # A data axis first (often the innermost one), then parallel: the loop nest shape of
+            # GCC's miscompile.
+            out = s[case.output]
+            axes = list(out.leaf_iter_vars)
+            data = [a for a in axes if not a.is_reduce]
+            first = data[-1] if r.random() < 0.5 else data[int(r.integers(len(data)))]
+            self._try(lambda: out.reorder(first, *[a for a in axes if a is not first]))
+            self._try(lambda: out.parallel(first))
         # Optional dataflow rewrites first (cache_write must precede loop primitives).
         if r.random() < 0.15:
             self._try(lambda: s.cache_write(case.output, "local"))
@@ -85,7 +120,7 @@ class Fuzzer:
             if readers:
                 self._try(lambda: s.cache_read(t, "local", readers[:1]))
         stages = list(s.stages)
-        for _ in range(int(r.integers(1, 9))):
+        for _ in range(int(r.integers(0, 4) if parallel_outer else r.integers(1, 9))):
             st = stages[int(r.integers(len(stages)))]
             leaves = list(st.leaf_iter_vars)
             if not leaves:
@@ -126,31 +161,48 @@ class Fuzzer:
 
     def one(self, index):
         r = self.rng
-        name = list(SMALL_SHAPES)[index % len(SMALL_SHAPES)]
+        name = ROTATION[index % len(ROTATION)]
         dtype = "float32"
-        if name in INT_OK and r.random() < 0.4:
+        if name in ALWAYS_INT or (name in INT_OK and r.random() < 0.4):
             dtype = "int32" if r.random() < 0.5 else "int8"
         kw = SMALL_SHAPES[name](r)
         if name in ("matmul", "conv2d") and dtype == "int8":
             kw["acc"] = "int32"
-        case = op_defs.ALL_BUILDERS[name](dtype=dtype, **kw)
-        s = self.random_schedule(case)
+        case = BUILDERS[name](dtype=dtype, **kw)
+        s = self.random_schedule(case, parallel_outer=name in ALWAYS_INT and r.random() < 0.7)
         try:
             f = tessera.build(s, case.args, target="c", name=f"fuzz{index}")
         except tessera.ScheduleError as e:
             self.rejected[reason_of(e)] += 1
             return
-        out, ref = op_defs.run_case(case, f, r)
-        try:
-            op_defs.assert_matches(out, ref, case.output.dtype)
-        except AssertionError as e:
-            raise AssertionError(f"schedule {index} ({name}, {dtype}, {kw}) gave a wrong result:\n"
-                                 f"{s}\n{tessera.lower(s, case.args)}\n{e}") from None
+        builds = [("the default compiler", f)]
+        if dtype != "float32":
+            self.integer_built += 1
+        if (self.second_compiler and dtype != "float32" and
+                (self.integer_built - 1) % self.second_compiler_every == 0):
+            builds.append((self.second_compiler, tessera.build(
+                s, case.args, target="c", name=f"fuzz{index}", compiler=self.second_compiler)))
+            self.checked_with_second_compiler += 1
+        state = r.bit_generator.state
+        for compiler, module in builds:
+            r.bit_generator.state = state  # the same inputs for every compiler
+            out, ref = op_defs.run_case(case, module, r)
+            try:
+                op_defs.assert_matches(out, ref, case.output.dtype)
+            except AssertionError as e:
+                raise AssertionError(
+                    f"schedule {index} ({name}, {dtype}, {kw}) built with {compiler} gave a "
+                    f"wrong result:\n{s}\n{tessera.lower(s, case.args)}\n{e}") from None
         self.built += 1
+        self.built_by_op[name] += 1
 
     def report(self):
         lines = [f"schedule fuzzer: {self.built} built and matched numpy, "
-                 f"{sum(self.rejected.values())} rejected with ScheduleError"]
+                 f"{sum(self.rejected.values())} rejected with ScheduleError, 0 wrong results; "
+                 f"{self.checked_with_second_compiler} integer schedules also built with "
+                 f"{self.second_compiler or 'no second compiler'} and matched",
+                 "  built by operator: " + ", ".join(
+                     f"{k} {v}" for k, v in sorted(self.built_by_op.items()))]
         for reason, n in sorted(self.rejected.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"  rejected {n:4d}  {reason}")
         lines.append(f"  primitives refused while generating: {sum(self.primitive_errors.values())}")

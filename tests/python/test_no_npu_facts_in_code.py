@@ -47,6 +47,12 @@ ALLOWED_LINES = {
     ("autotune/log_record.h", "16 lower-case hex digits"): "the printed width of a 64-bit hash",
     ("autotune/tune.h", "trials = 256"): "the tuner's default trial count",
     ("benchmarks/npu_depthwise/run.py", "LAYERS = "): "MobileNet-style layer shapes (channels)",
+    ("runtime/base/file_io.cpp", "buf[1 << 16]"): "the file reader's chunk size",
+    ("runtime/cpu/check_shared_library.cpp", "locate(gnu_hash_, 16"): "the ELF GNU hash header",
+    ("runtime/cpu/check_shared_library.cpp", "gnu_hash_ + 16"): "the ELF GNU hash header",
+    ("runtime/cpu/check_shared_library.cpp", "at least 16 bytes"): "an ELF version entry's size",
+    ("runtime/cpu/check_shared_library.cpp", "b_.size() / 16"): "an ELF version entry's size",
+    ("runtime/cpu/library_file.cpp", "get_u64(file, n - 16)"): "an offset in the library trailer",
 }
 
 

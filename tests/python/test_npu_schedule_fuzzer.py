@@ -15,7 +15,7 @@ def test_random_npu_schedules_are_bit_exact_or_rejected_before_simulation(capsys
         fz.one(i)
     with capsys.disabled():
         print("\n" + fz.report())
-    assert fz.built + sum(fz.rejected.values()) + sum(fz.known_bugs.values()) == COUNT
+    assert fz.built + sum(fz.rejected.values()) == COUNT
     # The generator must mostly produce legal schedules of both operators, or it tests nothing.
     assert fz.built >= COUNT // 2
     assert min(fz.built_by_op["dense"], fz.built_by_op["conv2d"]) >= COUNT // 5

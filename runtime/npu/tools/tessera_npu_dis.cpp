@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   } catch (const tessera::Error& e) {
     std::cerr << "tessera-npu-dis: " << e.what() << "\n";
     return 1;
+  } catch (const std::exception& e) {
+    // Nothing may abort the tool: out of memory on a huge buffer table, a failing stream, ...
+    std::cerr << "tessera-npu-dis: " << path << ": " << e.what() << "\n";
+    return 1;
   }
   return 0;
 }

@@ -88,6 +88,19 @@ TEST(TuningLog, a_missing_file_is_an_empty_log) {
   EXPECT_TRUE(log.warnings.empty());
 }
 
+TEST(TuningLog, a_directory_is_an_error_naming_it_not_an_empty_log) {
+  std::string file = temp_path("any.jsonl");
+  std::string dir = file.substr(0, file.rfind('/'));
+  try {
+    read_tuning_log(dir);
+    ADD_FAILURE() << "a directory read as a tuning log";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("tuning log " + dir + ": cannot be read: is a directory"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TuningLog, truncated_and_corrupt_lines_are_skipped_with_warnings_naming_file_and_line) {
   std::string path = temp_path("damaged.jsonl");
   std::string last = line(record(3, MeasureResult::success(9)));

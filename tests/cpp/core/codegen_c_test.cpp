@@ -76,9 +76,14 @@ TEST(CodegenC, SameFuncGivesByteIdenticalSourceWithExpectedPragmas) {
   EXPECT_NE(first.find("// produce C"), std::string::npos);
   EXPECT_NE(first.find("const char tessera_module_entry[] = \"add\";"), std::string::npos);
   EXPECT_NE(first.find("const char tessera_metadata_add[] = \"{\\\"args\\\":[{\\\"dtype\\\":"
-                       "\\\"float32\\\",\\\"name\\\":\\\"A\\\",\\\"shape\\\":[8,16]}"),
+                       "\\\"float32\\\",\\\"name\\\":\\\"A\\\",\\\"shape\\\":[8,16],"
+                       "\\\"written\\\":false}"),
             std::string::npos);
   EXPECT_EQ(first.find("0x"), std::string::npos);  // no pointer values
+  // The guard against GCC 12's -O3 loop-distribution miscompile, for GCC only.
+  EXPECT_NE(first.find("#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize("
+                       "\"no-tree-loop-distribute-patterns\")\n#endif\n"),
+            std::string::npos);
 }
 
 TEST(CodegenC, UnrollPragmaUsesExtentCappedAt64) {

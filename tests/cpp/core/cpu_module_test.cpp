@@ -193,6 +193,75 @@ TEST(CpuModule, LoadRejectsLibrariesWithoutOrWithCorruptMetadata) {
   EXPECT_NE(msg.find("not valid JSON"), std::string::npos) << msg;
 }
 
+// A library cut short, or with one byte changed, is a RuntimeError naming the file before dlopen
+// sees it (a truncated library used to kill the process with SIGBUS inside dlopen).
+TEST(CpuModule, LoadOfATruncatedOrDamagedLibraryIsAnError) {
+  ScratchDir dir;
+  std::string good = dir.file("good.so");
+  build_c(scaled_add("good", 4, 8, 2.0f)).export_library(good);
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 4096u);
+  std::string bad = dir.file("bad.so");
+  auto load_bytes = [&](const std::string& b) {
+    std::ofstream(bad, std::ios::binary | std::ios::trunc)
+        .write(b.data(), std::streamsize(b.size()));
+    return message_of<RuntimeError>([&] { CpuModule::load(bad); });
+  };
+  for (size_t cut : {size_t(0), size_t(100), bytes.size() / 2, bytes.size() - 1}) {
+    std::string msg = load_bytes(bytes.substr(0, cut));
+    EXPECT_NE(msg.find("'" + bad + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("truncated, damaged"), std::string::npos) << msg;
+  }
+  for (size_t at : {size_t(16), size_t(700), bytes.size() / 2}) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x40);
+    std::string msg = load_bytes(damaged);
+    EXPECT_NE(msg.find("the checksum does not match its contents"), std::string::npos) << msg;
+  }
+  CpuModule m = CpuModule::load(good);  // the original still loads and runs
+  std::vector<NDArray> v = inputs(4, 8);
+  m.run(v);
+  expect_scaled_add(v, 2.0f);
+}
+
+// GCC 12 -O3 miscompiled this nest (zeroing stores of an outer parallel loop became one memset
+// over the wrong region). The guard is in the generated source, so it holds with the caller's
+// own flags, which here lack everything the defaults add.
+TEST(CpuModule, ZeroThenAccumulateNestUnderParallelForIsRightWithPlainO3) {
+  const int64_t Bn = 6, M = 3, N = 5;  // batch_matmul with K = 1, j outermost and parallel
+  Buffer a = make_buffer("A", DType::kInt32, {Bn, M, 1});
+  Buffer b = make_buffer("B", DType::kInt32, {Bn, 1, N});
+  Buffer c = make_buffer("C", DType::kInt32, {Bn, M, N});
+  Var j("j"), bb("b"), i("i");
+  Expr at = bb * make_int(M * N) + i * make_int(N) + j;
+  Expr product =
+      make_buffer_load(a, {bb * make_int(M) + i}) * make_buffer_load(b, {bb * make_int(N) + j});
+  Stmt body = make_for(
+      j, 0, make_int(N), ForKind::kParallel,
+      make_for(bb, 0, make_int(Bn), ForKind::kSerial,
+               make_for(i, 0, make_int(M), ForKind::kSerial,
+                        make_seq({make_store(c, {at}, make_int(0)),
+                                  make_store(c, {at}, make_buffer_load(c, {at}) + product)}))));
+  LoweredFunc f{"bmm", {a, b, c}, body};
+  CompileOptions opts;
+  opts.flags = {"-O3", "-fopenmp", "-fPIC", "-shared"};
+  CpuModule m = build_c(f, opts);
+  NDArray A = NDArray::empty({Bn, M, 1}, DType::kInt32),
+          B = NDArray::empty({Bn, 1, N}, DType::kInt32);
+  NDArray C = NDArray::empty({Bn, M, N}, DType::kInt32);
+  for (int64_t x = 0; x < Bn * M; ++x) data_of<int32_t>(A)[x] = int32_t(x + 1);
+  for (int64_t x = 0; x < Bn * N; ++x) data_of<int32_t>(B)[x] = int32_t(x + 2);
+  for (int64_t x = 0; x < Bn * M * N; ++x) data_of<int32_t>(C)[x] = -7;
+  m.run({A, B, C});
+  for (int64_t p = 0; p < Bn; ++p)
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t q = 0; q < N; ++q)
+        ASSERT_EQ(data_of<int32_t>(C)[p * M * N + r * N + q],
+                  data_of<int32_t>(A)[p * M + r] * data_of<int32_t>(B)[p * N + q])
+            << "at C[" << p << ", " << r << ", " << q << "]";
+}
+
 TEST(CpuModule, CompilerErrorReportsItsOutputAndKeepsTheSource) {
   std::string msg = message_of<RuntimeError>([] {
     CpuModule::compile(

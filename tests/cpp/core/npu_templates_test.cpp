@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 
 #include "autotune/errors.h"
+#include "autotune/templates/npu_add.h"
+#include "autotune/templates/npu_conv2d.h"
+#include "autotune/templates/npu_dense.h"
+#include "autotune/templates/npu_depthwise_conv2d.h"
+#include "autotune/templates/npu_max_pool2d.h"
 #include "autotune/templates/npu_task.h"
 #include "codegen/npu/allocate_onchip.h"
 #include "compiler/lower.h"
@@ -83,9 +89,73 @@ TEST(NpuTemplates, bad_arguments_are_argument_errors_naming_the_template_and_fie
   json window = {{"C", 8}, {"H", 4},      {"W", 4},   {"K", 8},          {"R", 7},
                  {"S", 7}, {"stride", 1}, {"pad", 1}, {"multiplier", 1}, {"shift", 0}};
   EXPECT_EQ(message("conv2d", window),
-            "conv2d: the 7x7 window is larger than the padded input 6x6");
+            "conv2d: R = 7 (window height) is larger than the padded input: H + 2 * pad = 6; the "
+            "window must fit, R <= H + 2 * pad");
   json pool = {{"C", 8}, {"H", 8}, {"W", 8}, {"R", 2}, {"S", 2}, {"stride", 2}, {"pad", 2}};
   EXPECT_EQ(message("max_pool2d", pool), "max_pool2d: pad = 2 must be smaller than the window 2x2");
+}
+
+// Every C++ function of the operator library that takes a shape checks it before computing an
+// output size: a stride of 0 reached the division and killed the process with SIGFPE (issue 7).
+TEST(NpuTemplates, every_entry_point_refuses_a_zero_stride_a_negative_pad_and_a_large_window) {
+  const npu::Target t = npu::default_target();
+  const Requant q{1, 0, 0, false};
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const ArgumentError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string stride0 =
+      ": stride = 0 (the window's step in rows and columns) must be in [1, 16777216]";
+  const std::string pad_neg =
+      ": pad = -1 (zero rows and columns added on each side) must be in [0, 16777216]";
+  const std::string too_wide =
+      ": S = 9 (window width) is larger than the padded input: W + 2 * pad = 8; the window must "
+      "fit, S <= W + 2 * pad";
+  for (const Conv2dShape& bad :
+       {Conv2dShape{16, 6, 6, 16, 3, 3, 0, 1}, Conv2dShape{16, 6, 6, 16, 3, 3, 1, -1},
+        Conv2dShape{16, 6, 6, 16, 3, 9, 1, 1}}) {
+    const std::string why = bad.stride == 0 ? stride0 : bad.pad < 0 ? pad_neg : too_wide;
+    Conv2dShape dw = bad;  // depthwise: one output channel per input channel
+    const std::vector<std::pair<std::string, std::function<void()>>> calls = {
+        {"npu_conv2d", [&] { npu_conv2d(t, bad, q); }},
+        {"npu_conv2d", [&] { npu_conv2d(t, bad, q, NpuConv2dParams()); }},
+        {"default_conv2d_params", [&] { default_conv2d_params(t, bad); }},
+        {"conv2d_space", [&] { conv2d_space(t, bad); }},
+        {"conv2d_footprint", [&] { conv2d_footprint(t, bad, NpuConv2dParams()); }},
+        {"npu_depthwise_conv2d",
+         [&] { npu_depthwise_conv2d(t, dw, q, DepthwiseMapping::kVectorMac); }},
+        {"default_depthwise_conv2d_params",
+         [&] { default_depthwise_conv2d_params(t, dw, DepthwiseMapping::kVectorMac); }},
+        {"depthwise_conv2d_space",
+         [&] { depthwise_conv2d_space(t, dw, DepthwiseMapping::kVectorMac); }},
+        {"depthwise_conv2d_footprint",
+         [&] {
+           depthwise_conv2d_footprint(t, dw, DepthwiseMapping::kVectorMac,
+                                      NpuDepthwiseConv2dParams());
+         }},
+    };
+    for (const auto& [name, call] : calls) EXPECT_EQ(message(call), name + why) << name;
+    Pool2dShape pool{16, 6, 6, bad.R, bad.S, bad.stride, bad.pad};
+    const std::vector<std::pair<std::string, std::function<void()>>> pools = {
+        {"npu_max_pool2d", [&] { npu_max_pool2d(t, pool); }},
+        {"default_max_pool2d_params", [&] { default_max_pool2d_params(t, pool); }},
+        {"max_pool2d_space", [&] { max_pool2d_space(t, pool); }},
+        {"max_pool2d_footprint", [&] { max_pool2d_footprint(t, pool, NpuMaxPool2dParams()); }},
+    };
+    for (const auto& [name, call] : pools) EXPECT_EQ(message(call), name + why) << name;
+  }
+  EXPECT_EQ(message([&] { dense_space(t, 4, 0, 16); }),
+            "dense_space: K = 0 (reduction length) must be in [1, 16777216]");
+  EXPECT_EQ(message([&] { dense_footprint(t, 4, 16, -2, NpuDenseParams()); }),
+            "dense_footprint: N = -2 (output features) must be in [1, 16777216]");
+  EXPECT_EQ(message([&] { default_add_params(t, 16, 0, 4, false); }),
+            "default_add_params: H = 0 (height) must be in [1, 16777216]");
+  EXPECT_EQ(message([&] { add_footprint(t, 16, 4, int64_t(1) << 40, NpuAddParams()); }),
+            "add_footprint: W = 1099511627776 (width) must be in [1, 16777216]");
 }
 
 TEST(NpuTemplates, the_key_is_canonical_json_with_defaults_filled) {

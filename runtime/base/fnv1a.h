@@ -1,11 +1,12 @@
-// FNV-1a 64: the one hash used for target descriptions and kernel-file checksums. Chosen because
-// it is tiny, has no dependency, and gives the same value on every machine.
+// FNV-1a 64: the one hash used for target descriptions, kernel-file checksums and the checksum
+// trailer of exported CPU libraries. Chosen because it is tiny, has no dependency, and gives the
+// same value on every machine.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace tessera::npu {
+namespace tessera {
 
 constexpr uint64_t kFnv1aOffset = 0xcbf29ce484222325ull;
 
@@ -17,4 +18,4 @@ inline uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t hash = kFnv1a
   return hash;
 }
 
-}  // namespace tessera::npu
+}  // namespace tessera

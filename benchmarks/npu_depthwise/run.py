@@ -65,7 +65,7 @@ def main():
     rng = np.random.default_rng(2026)
     lines = ["# Depthwise conv2d on the simulated NPU: vector MAC vs diagonal GEMM", "",
              "Written by `PYTHONPATH=python .venv/bin/python benchmarks/npu_depthwise/run.py`. "
-             "3x3 depthwise convolutions, pad 1, default tiles (4 rows x 4 channel blocks); every "
+             "3x3 depthwise convolutions, pad 1, each mapping with its own shape-aware default config (the template's default_config); every "
              "run checked bit-exact against numpy (*exact*). *ratio* = vector MAC cycles / "
              "diagonal GEMM cycles (below 1: the vector MAC is faster).", "",
              "| target | layer | exact | vector MAC cycles | diagonal GEMM cycles | ratio | "

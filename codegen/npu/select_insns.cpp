@@ -3,6 +3,8 @@
 #include <functional>
 
 #include "codegen/npu/fold_loops.h"
+#include "compiler/arith/const_fold.h"
+#include "compiler/arith/eval_int.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
@@ -87,13 +89,19 @@ class Selector {
         break;
       case StmtKind::kLetStmt: {
         const auto* op = s.as<LetStmtNode>();
-        env_[op->var] = simplify(substitute(op->value, env_));
+        std::optional<int64_t> v = eval_int(op->value, env_);
+        env_[op->var] = v ? make_wrapped_int(*v, op->value.dtype())
+                          : simplify(substitute(op->value, env_));
         visit(op->body);
         env_.erase(op->var);
         break;
       }
       case StmtKind::kIfThenElse: {
         const auto* op = s.as<IfThenElseNode>();
+        if (std::optional<int64_t> v = eval_int(op->cond, env_)) {
+          visit(*v ? op->then_case : op->else_case);
+          break;
+        }
         Expr c = simplify(substitute(op->cond, env_));
         const int64_t* v = as_const_int(c);
         if (!v) {
@@ -130,7 +138,17 @@ class Selector {
     return stages_.empty() ? std::string("<top level>") : stages_.back();
   }
 
-  int64_t const_value(const Expr& e, const std::string& what) {
+  // Loop bounds and DMA fields: integer evaluation when it decides (the hot path, the same value
+  // as the simplifier's), else the simplifier, which also words the error.
+  int64_t const_value(const Expr& e, const char* what) {
+    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+    return const_value_slow(e, what);
+  }
+  int64_t loop_bound(const Expr& e, const Var& var, const char* which) {
+    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+    return const_value_slow(e, str("the ", which, " of loop '", var.name(), "'"));
+  }
+  int64_t const_value_slow(const Expr& e, const std::string& what) {
     Expr v = simplify(substitute(e, env_));
     const int64_t* c = as_const_int(v);
     if (!c) {
@@ -171,8 +189,8 @@ class Selector {
     std::vector<FoldLoop> chain;
     Stmt cur = s;
     while (const auto* f = cur.as<ForNode>()) {
-      int64_t mn = const_value(f->min, str("the min of loop '", f->var.name(), "'"));
-      int64_t ext = const_value(f->extent, str("the extent of loop '", f->var.name(), "'"));
+      int64_t mn = loop_bound(f->min, f->var, "min");
+      int64_t ext = loop_bound(f->extent, f->var, "extent");
       chain.push_back({f->var, mn, ext});
       cur = f->body;
       // Only the first loop's bounds may use enclosing variables safely here; inner bounds that
@@ -188,7 +206,7 @@ class Selector {
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
     if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
-      std::vector<size_t> pick = choose_fold(chain, cur, env_);
+      std::vector<size_t> pick = choose_fold(chain, cur, env_, &row_forms_);
       if (!pick.empty()) return unroll_chain(chain, pick, 0, cur);
     }
     FoldLoop l = chain[0];
@@ -245,7 +263,7 @@ class Selector {
                   int64_t width, bool write, const char* role) {
     const OnchipBuffer& a = onchip(b);
     Mem want = onchip_mem(b, stage(), target_);
-    std::optional<AffineRow> r = affine_row(row, env_, folded);
+    std::optional<AffineRow> r = affine_row(row, env_, folded, &row_forms_);
     if (!r) {
       throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
                            " of buffer '", b->name,
@@ -403,6 +421,7 @@ class Selector {
   const DdrLayout& ddr_;
   const npu::Target& target_;
   VarMap env_;
+  RowForms row_forms_;
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.

@@ -17,7 +17,7 @@ LinearForm form_of(const Expr& e, const VarMap& env) {
 }
 
 bool bound(const Expr& var, const VarMap& env) {
-  return env.find(Var(var)) != env.end();
+  return env.find(var.as<VarNode>()) != env.end();
 }
 
 const VarNode* atom_var(const LinearTerm& t) { return t.atom.as<VarNode>(); }

@@ -23,7 +23,7 @@ class Evaluator {
         *out = wrap_int(e.as<IntImmNode>()->value, t);
         return true;
       case ExprKind::kVar: {
-        auto it = env_.find(Var(e));
+        auto it = env_.find(e.as<VarNode>());
         if (it == env_.end()) return false;
         const auto* c = it->second.as<IntImmNode>();
         if (!c || it->second.dtype() != t) return false;

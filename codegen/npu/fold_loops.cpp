@@ -81,9 +81,11 @@ std::vector<Expr> leaf_rows(const Stmt& leaf) {
 }
 
 std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& leaf,
-                                const VarMap& env, RowForms* row_forms) {
+                                const VarMap& env, RowForms* row_forms,
+                                std::vector<LinearForm>* forms_out) {
   std::vector<LinearForm> forms;
   for (const Expr& r : leaf_rows(leaf)) forms.push_back(row_forms->instance(r, env));
+  if (forms_out) *forms_out = forms;
   std::vector<bool> foldable(chain.size());
   for (size_t i = 0; i < chain.size(); ++i) {
     bool ok = chain[i].extent >= 1 && chain[i].extent <= kMaxU16;
@@ -139,6 +141,29 @@ std::optional<AffineRow> affine_row(const Expr& row, const VarMap& env,
     r.stride[k] = t.coef;
     r.base += t.coef * folded[k].min;
   }
+  return r;
+}
+
+std::optional<AffineRow> affine_row_from(const LinearForm& chain_form, const VarMap& env,
+                                         const std::vector<FoldLoop>& folded) {
+  AffineRow r;
+  uint64_t constant = static_cast<uint64_t>(chain_form.constant);  // wraps, as a form's constant
+  int64_t from_min = 0;
+  for (const LinearTerm& t : chain_form.terms) {
+    const VarNode* v = atom_var(t);
+    if (!v) return std::nullopt;
+    size_t k = 0;
+    while (k < folded.size() && folded[k].var.node() != v) ++k;
+    if (k < folded.size()) {
+      r.stride[k] = t.coef;
+      from_min += t.coef * folded[k].min;
+      continue;
+    }
+    std::optional<int64_t> x = eval_int(t.atom, env);
+    if (!x) return std::nullopt;
+    constant += static_cast<uint64_t>(t.coef) * static_cast<uint64_t>(*x);
+  }
+  r.base = wrap_coef(static_cast<int64_t>(constant), chain_form.dtype) + from_min;
   return r;
 }
 

@@ -61,12 +61,20 @@ std::vector<Expr> leaf_rows(const Stmt& leaf);
 
 // Indices into `chain` of the loops to fold (outer first; at most two), or empty. `env` binds
 // the variables of enclosing unrolled loops and lets.
+// forms_out, when given, receives the forms of leaf_rows(leaf) under env (chain variables unbound).
 std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& leaf,
-                                const VarMap& env, RowForms* forms);
+                                const VarMap& env, RowForms* forms,
+                                std::vector<LinearForm>* forms_out = nullptr);
 
 // `row` with env substituted, as an affine function of the folded loops; nullopt when it is not
 // one (it uses another unbound variable, or a folded variable non-linearly).
 std::optional<AffineRow> affine_row(const Expr& row, const VarMap& env,
                                     const std::vector<FoldLoop>& folded, RowForms* forms);
+
+// affine_row from the row's form over the chain (choose_fold's forms_out) once the chain's
+// unfolded loops are bound in env, by integer arithmetic: the same answer as affine_row, or nullopt
+// when the form is not made of plain variables bound in env or folded (then ask affine_row).
+std::optional<AffineRow> affine_row_from(const LinearForm& chain_form, const VarMap& env,
+                                         const std::vector<FoldLoop>& folded);
 
 }  // namespace tessera

@@ -206,8 +206,17 @@ class Selector {
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
     if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
-      std::vector<size_t> pick = choose_fold(chain, cur, env_, &row_forms_);
-      if (!pick.empty()) return unroll_chain(chain, pick, 0, cur);
+      std::vector<LinearForm> forms;
+      std::vector<size_t> pick = choose_fold(chain, cur, env_, &row_forms_, &forms);
+      if (!pick.empty()) {
+        // Each instruction's addresses then come from these forms by integer arithmetic.
+        std::vector<Expr> rows = leaf_rows(cur);
+        chain_forms_.clear();
+        for (size_t k = 0; k < rows.size(); ++k) chain_forms_.push_back({rows[k].get(), forms[k]});
+        unroll_chain(chain, pick, 0, cur);
+        chain_forms_.clear();
+        return;
+      }
     }
     FoldLoop l = chain[0];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
@@ -263,7 +272,10 @@ class Selector {
                   int64_t width, bool write, const char* role) {
     const OnchipBuffer& a = onchip(b);
     Mem want = onchip_mem(b, stage(), target_);
-    std::optional<AffineRow> r = affine_row(row, env_, folded, &row_forms_);
+    std::optional<AffineRow> r;
+    for (const auto& [node, form] : chain_forms_)
+      if (node == row.get() && !r) r = affine_row_from(form, env_, folded);
+    if (!r) r = affine_row(row, env_, folded, &row_forms_);
     if (!r) {
       throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
                            " of buffer '", b->name,
@@ -422,6 +434,8 @@ class Selector {
   const npu::Target& target_;
   VarMap env_;
   RowForms row_forms_;
+  // The row forms of the chain being emitted (choose_fold's), by row expression; empty otherwise.
+  std::vector<std::pair<const ExprNode*, LinearForm>> chain_forms_;
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.

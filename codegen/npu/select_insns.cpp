@@ -256,6 +256,16 @@ class Selector {
     return *it->second;
   }
 
+  // onchip_mem, checked once per buffer (its verdict depends only on the buffer and the target;
+  // a buffer it rejects throws at its first use, as before).
+  Mem mem_of(const Buffer& b) {
+    auto it = mem_.find(b.get());
+    if (it != mem_.end()) return it->second;
+    Mem m = onchip_mem(b, stage(), target_);
+    mem_.emplace(b.get(), m);
+    return m;
+  }
+
   int64_t copy_offset(const Buffer& b, const OnchipBuffer& a) {
     if (!a.double_buffered) return 0;
     auto p = phase_.find(b.get());
@@ -271,7 +281,7 @@ class Selector {
   Operand operand(const Buffer& b, const Expr& row, const std::vector<FoldLoop>& folded,
                   int64_t width, bool write, const char* role) {
     const OnchipBuffer& a = onchip(b);
-    Mem want = onchip_mem(b, stage(), target_);
+    Mem want = mem_of(b);
     std::optional<AffineRow> r;
     for (const auto& [node, form] : chain_forms_)
       if (node == row.get() && !r) r = affine_row_from(form, env_, folded);
@@ -373,7 +383,7 @@ class Selector {
                            "(DDR) with on-chip buffers"));
     }
     const OnchipBuffer& a = onchip(op->chip);
-    Mem mem = onchip_mem(op->chip, stage(), target_);  // dtypes agree: make_npu_dma's invariant
+    Mem mem = mem_of(op->chip);  // dtypes agree: make_npu_dma's invariant
     int64_t chip_row = const_value(op->chip_row, "the on-chip row");
     int64_t ddr_elem = const_value(op->ddr_offset, "the DDR offset");
     int64_t rows = const_value(op->rows, "the DMA row count");
@@ -441,6 +451,7 @@ class Selector {
   // addresses.
   std::map<const BufferNode*, const OnchipBuffer*> live_;
   std::map<const BufferNode*, int64_t> phase_;
+  std::map<const BufferNode*, Mem> mem_;
   std::map<const AttrStmtNode*, std::vector<const BufferNode*>> writes_;
 };
 

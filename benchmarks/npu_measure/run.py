@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from tessera import autotune, npu  # noqa: E402
 
+MARKER = "<!-- hand-written below: kept when the report is regenerated -->"
 PHASES = ("construct_us", "lower_us", "codegen_us", "timing_us")
 MULT, SHIFT = 1 << 14, 22  # as benchmarks/npu_resnet18 and npu_space
 
@@ -138,8 +139,12 @@ def main():
         tl, _ = target_section(npu.load_target(path), wls, args)
         lines += tl
     if not args.no_report and not args.only:
-        with open(os.path.join(HERE, "REPORT.md"), "w") as f:
-            f.write("\n".join(lines))
+        path = os.path.join(HERE, "REPORT.md")
+        # A hand-written section (the profile of what remains) survives regeneration.
+        old = open(path).read() if os.path.exists(path) else ""
+        kept = old[old.index(MARKER):] if MARKER in old else ""
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + ("\n" + kept if kept else ""))
     print("\n".join(lines))
 
 

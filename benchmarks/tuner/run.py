@@ -16,9 +16,10 @@
    needs to reach within 2 % of the optimum, median over --seeds seeds. A trial is a distinct
    valid config measured: like the C++ tuners, TPE's proposals that the space's validity check
    rejects use no trial (they are told to TPE as a penalty) and a config it proposes again is
-   told its earlier result without a new trial. Model tuners (xgb, ga, tpe) run up to --budget
-   trials (a search that has not reached the target by then is shown as "> budget"); random and
-   grid run until they reach it.
+   told its earlier result without a new trial. Every search runs 128 trials, and is rerun from
+   scratch 4x longer (deterministic: the same first trials) until it reaches the target: up to
+   --budget trials for the model tuners (xgb, ga, tpe; "> budget" when they do not), the whole
+   space for random and grid.
 3. Transfer. For a held-out swept conv2d workload, logs of the other 11 workloads (--transfer-
    trials random configs each, in their factors spaces: from the sweep's table where there is
    one, measured otherwise) warm-start the xgb model; the workloads of another template (other
@@ -178,24 +179,29 @@ def fmt_trials(m, cap):
     return f"> {cap}" if m == math.inf else (f"{m:.0f}" if m == int(m) else f"{m:.1f}")
 
 
+CURVE_TRIALS = 128  # every search runs at least this long (the curves' common part)
+
+
 def run_tuners(task, table, seeds, budget, optimum):
+    """Each tuner's best-so-far curves, one per seed (grid: one, repeated). A search is run for
+    CURVE_TRIALS trials, then, from scratch (it is deterministic, so its first trials are the
+    same), 4x longer until it reaches the 2 % target: up to `budget` for the model tuners, the
+    whole space for random and grid."""
     valid = len(table)
     out = {}
     for kind in TUNERS:
         curves = []
+        cap = valid if kind in ("random", "grid") else min(budget, valid)
         for seed in (seeds if kind != "grid" else seeds[:1]):
-            if kind == "tpe":
-                cur = run_tpe(task, table, seed, min(budget, valid))
-            elif kind in ("random", "grid"):
-                # run until the target is reached: in chunks of the budget, longer if needed
-                cur, n = [], min(budget, valid)
-                while True:
+            n = min(CURVE_TRIALS, cap)
+            while True:
+                if kind == "tpe":
+                    cur = run_tpe(task, table, seed, n)
+                else:
                     cur = run_cpp_tuner(kind, task, table, seed, n)
-                    if trials_to(cur, optimum, 0.02) or n >= valid:
-                        break
-                    n = min(valid, 4 * n)
-            else:
-                cur = run_cpp_tuner(kind, task, table, seed, min(budget, valid))
+                if trials_to(cur, optimum, 0.02) or n >= cap:
+                    break
+                n = min(cap, 4 * n)
             curves.append(cur)
         if kind == "grid":
             curves = curves * len(seeds)
@@ -367,7 +373,9 @@ def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, s
          f"Written by `{cmd}` in {elapsed / 60:.1f} min on a shared 2-core machine "
          f"(target {os.path.basename(a.target)}, seeds {seeds[0]}..{seeds[-1]}, model tuners' "
          f"budget {a.budget} trials, sweep budget {a.sweep_seconds:.0f} s per workload). "
-         "Tuning curves: `curves.png`.", "",
+         f"Tuning curves: `curves.png` (median over seeds of best cycles / optimum; a search "
+         f"runs {CURVE_TRIALS} trials, longer only until it reaches the target, and a curve that "
+         "ended is drawn flat after its end).", "",
          "## Ground truth: 'factors' spaces (divisors only), swept exhaustively", "",
          "Every valid config of a swept workload was built and timed once (grid tuner through "
          "`tune()`, `measure_npu`, "

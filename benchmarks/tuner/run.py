@@ -64,7 +64,8 @@ def task_of_workload(wl, target, policy="factors"):
 # ---- 1. ground truth -----------------------------------------------------------------------
 
 def estimate(task, seed, samples):
-    """Valid configs, and the median wall time of measuring a few of them (seconds)."""
+    """Valid configs, and the mean wall time of measuring a few random ones (seconds): the mean,
+    since a sweep's cost is a sum and a few configs (the smallest tiles) cost far more."""
     valid = task.count_valid()
     configs = at.make_tuner("random", task.tuning, seed=seed).propose(samples)
     times = []
@@ -72,7 +73,7 @@ def estimate(task, seed, samples):
         t = time.perf_counter()
         task.measure(c)
         times.append(time.perf_counter() - t)
-    return valid, statistics.median(times) if times else 0.0
+    return valid, statistics.fmean(times) if times else 0.0
 
 
 def sweep(task, valid, log_path, workers):
@@ -293,6 +294,7 @@ def main():
     a = ap.parse_args()
     t_start = time.time()
     os.makedirs(a.work_dir, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
     with open(a.target) as f:
         target = npu.parse_target(f.read(), a.target)
     wls = json.load(open(os.path.join(ROOT, "benchmarks/workloads/resnet18.json")))["workloads"]
@@ -303,7 +305,7 @@ def main():
     est = {}
     for w in wls:
         t = tasks[w["id"]]
-        valid, sec = estimate(t, 2026, 3)
+        valid, sec = estimate(t, 2026, 5)
         est[w["id"]] = dict(space=t.space_size, valid=valid, sec=sec,
                             sweep=valid * sec / max(1, a.workers))
         print(f"{w['id']}: factors space {t.space_size}, valid {valid}, "
@@ -368,7 +370,7 @@ def main():
 
 def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, seeds, elapsed,
                  tables):
-    cmd = "PYTHONPATH=python .venv/bin/python benchmarks/tuner/run.py"
+    cmd = " ".join(["PYTHONPATH=python .venv/bin/python benchmarks/tuner/run.py"] + sys.argv[1:])
     L = ["# Tuners against exhaustive ground truth, and transfer", "",
          f"Written by `{cmd}` in {elapsed / 60:.1f} min on a shared 2-core machine "
          f"(target {os.path.basename(a.target)}, seeds {seeds[0]}..{seeds[-1]}, model tuners' "

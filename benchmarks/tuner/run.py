@@ -368,6 +368,12 @@ def main():
                  time.time() - t_start, tables)
 
 
+def sweep_cell(s):
+    if s["resumed"]:
+        return f"{s['sec']:.0f} ({s['resumed']} configs read from an earlier run's log)"
+    return f"{s['sec']:.0f}"
+
+
 def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, seeds, elapsed,
                  tables):
     cmd = " ".join(["PYTHONPATH=python .venv/bin/python benchmarks/tuner/run.py"] + sys.argv[1:])
@@ -391,7 +397,7 @@ def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, s
             s = sweep_info[wid]
             frac = s["bound"] / optima[wid] if s["bound"] else float("nan")
             L.append(f"| {wid} | {names[wid]} | {e['space']} | {e['valid']} | "
-                     f"{1e3 * e['sec']:.1f} | yes | {s['sec']:.0f} | {s['fps']} | {optima[wid]} | "
+                     f"{1e3 * e['sec']:.1f} | yes | {sweep_cell(s)} | {s['fps']} | {optima[wid]} | "
                      f"{s['default']} | {frac:.3f} |")
         else:
             L.append(f"| {wid} | {names[wid]} | {e['space']} | {e['valid']} | "

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <optional>
 
-#include "autotune/job/default_first_tuner.h"
+#include "autotune/default_first_tuner.h"
 #include "autotune/job/task_bound.h"
 #include "autotune/local_executor.h"
 #include "autotune/read_tuning_log.h"
@@ -102,7 +102,8 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
     o.early_stopping = options.early_stopping;
     o.log_path = options.log_path;
     o.warn = warn;
-    o.on_internal_error = options.on_internal_error;
+    if (options.on_internal_error)
+      o.on_internal_error = [&options, &w](const Trial& t) { options.on_internal_error(w.id, t); };
     if (options.progress)
       o.progress = [&options, p](const TuneProgress& tp) mutable {
         p.tune = tp;

@@ -45,7 +45,8 @@ struct TuneJobOptions {
   int workers = 1;
   double timeout_seconds = 0;  // per measurement; 0: none
   std::function<void(const std::string&)> warn;          // default: stderr
-  std::function<void(const Trial&)> on_internal_error;   // default: stderr (tune.h)
+  // Called with the task's id as each internal error happens; default: stderr (tune.h).
+  std::function<void(const std::string& id, const Trial&)> on_internal_error;
   std::function<void(const TuneJobProgress&)> progress;  // before each task and after each batch
 };
 

@@ -1,4 +1,4 @@
-#include "autotune/job/default_first_tuner.h"
+#include "autotune/default_first_tuner.h"
 
 #include "runtime/base/error.h"
 

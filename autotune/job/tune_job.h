@@ -38,7 +38,7 @@ struct TuneJobOptions {
   TunerOptions tuner_options;  // transfer groups are set per task from transfer_log
   uint64_t seed = 0;
   int64_t trials = 64;  // per task, the default's trial 0 included
-  int64_t batch_size = 16;
+  int64_t batch_size = 8;
   int64_t early_stopping = 0;
   std::string log_path;      // empty: no log, no resume
   std::string transfer_log;  // empty: no transfer

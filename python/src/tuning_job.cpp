@@ -108,8 +108,8 @@ void bind_job(py::module_& j) {
           o.progress = callback<void, const TuneJobProgress&>(progress, "the progress callback");
         if (!warn.is_none()) o.warn = callback<void, const std::string&>(warn, "warn");
         if (!on_internal_error.is_none())
-          o.on_internal_error = callback<void, const Trial&>(on_internal_error,
-                                                             "on_internal_error");
+          o.on_internal_error = callback<void, const std::string&, const Trial&>(
+              on_internal_error, "on_internal_error");
         py::gil_scoped_release release;
         return tune_job(w, o);
       },

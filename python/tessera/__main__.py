@@ -127,7 +127,7 @@ def cmd_replay(args):
         path = os.path.join(args.output, f"{wid}.tnpu")
         module.save(path)
         with open(path, "rb") as fh:
-            digest = hashlib.sha256(fh.read()).hexdigest()[:16]
+            digest = hashlib.sha256(fh.read()).hexdigest()[:12]
         table.append([wid, "log" if record is not None else "default",
                       str(module.timing()["cycles"]), digest, path])
     _print_table(table)
@@ -236,8 +236,8 @@ def _parser():
     s.add_argument("--seed", type=_natural, default=0, help="the search's seed (default: 0)")
     s.add_argument("-j", "--workers", type=_positive, default=1,
                    help="measurement threads (default: 1)")
-    s.add_argument("--batch-size", type=_positive, default=16,
-                   help="configs measured per batch (default: 16)")
+    s.add_argument("--batch-size", type=_positive, default=8,
+                   help="configs measured per batch (default: 8)")
     s.add_argument("--early-stopping", type=_natural, default=0, metavar="N",
                    help="stop a task after N trials without improvement (default: 0, never)")
     s.add_argument("--transfer-log", "--transfer", metavar="LOG",

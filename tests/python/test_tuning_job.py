@@ -268,3 +268,35 @@ def test_tune_and_replay_have_help_and_reject_bad_flags():
     assert cli("tune", "w.json", "--log", "x", "--trials", "0").returncode == 2
     assert cli("tune", "w.json", "--log", "x", "--tuner", "tpe").returncode == 2
     assert cli("replay", "log").returncode == 2
+
+
+def test_a_cli_job_killed_at_seeded_moments_resumes_to_the_uninterrupted_log(tmp_path):
+    import random
+    import signal
+    import time
+    wl = write_json(tmp_path / "tiny.json", TINY)
+    args = ["--trials", "9", "--batch-size", "3", "--workers", "2", "--seed", "4", "--quiet"]
+    whole = str(tmp_path / "whole.jsonl")
+    assert cli("tune", wl, "--log", whole, *args).returncode == 0
+    expected = without_time(records(whole))
+    assert len(expected) == 27
+
+    log = str(tmp_path / "killed.jsonl")
+    cut_short = 0
+    for point in sorted(random.Random(2026).sample(range(1, 26), 3)):
+        proc = subprocess.Popen([sys.executable, "-m", "tessera", "tune", wl, "--log", log, *args],
+                                env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while proc.poll() is None:
+            if os.path.exists(log) and open(log, "rb").read().count(b"\n") >= point:
+                proc.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.002)
+        proc.wait()
+        cut_short += (proc.returncode == -signal.SIGKILL and
+                      open(log, "rb").read().count(b"\n") < 27)
+    assert cut_short >= 1  # at least one job was killed halfway
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cli("tune", wl, "--log", log, *args)
+    assert out.returncode == 0, out.stderr
+    assert without_time(records(log)) == expected

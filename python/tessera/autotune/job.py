@@ -51,7 +51,7 @@ class _JobBars:
             self.bar = None
 
 
-def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=16,
+def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=8,
                    early_stopping=0, log=None, transfer_log=None, workers=1, timeout=0.0,
                    progress=None, stream=None):
     """Tunes every task of `workloads` (a Workloads, or a path) with `trials` trials each (the
@@ -63,6 +63,8 @@ def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=16,
     if not isinstance(workloads, Workloads):
         workloads = load_workloads(workloads)
     bars = None
+    if progress is False:
+        progress = None
     if progress is True:
         bars = _JobBars(stream)
         progress = bars.update
@@ -70,9 +72,10 @@ def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=16,
     def warn(message):
         _warnings.warn(message, TuningLogWarning, stacklevel=2)
 
-    def internal_error(trial):
-        _warnings.warn(f"INTERNAL ERROR (a bug in tessera) in trial {trial.index}: "
-                       f"{trial.result.message}", InternalErrorWarning, stacklevel=2)
+    def internal_error(task_id, trial):
+        _warnings.warn(f"INTERNAL ERROR (a bug in tessera) in trial {trial.index} of task "
+                       f"'{task_id}' of {workloads.path}: {trial.result.message}",
+                       InternalErrorWarning, stacklevel=2)
 
     try:
         return _j.tune_job(workloads, tuner=tuner, trials=trials, batch_size=batch_size,

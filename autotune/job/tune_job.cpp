@@ -65,7 +65,10 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
       const npu::Target& target = task.target;
       TransferGroups g = transfer_groups(
           transfer->records,
-          [&target](const nlohmann::json& key) -> std::optional<TuningTask> {
+          [&target, &task](const nlohmann::json& key) -> std::optional<TuningTask> {
+            // Features carry across the shapes of one template, not across templates.
+            if (!key.is_object() || key.value("template", "") != task.tmpl->name)
+              return std::nullopt;
             try {
               return npu_task_from_key(key, target).tuning;
             } catch (const UserError&) {

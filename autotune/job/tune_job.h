@@ -9,7 +9,8 @@
 // threads with a per-measurement limit. With a log, each task's search resumes from it (a job
 // killed at any moment and run again with the same arguments ends with the same log as an
 // uninterrupted one). With a transfer log, the xgb model of each task is warm-started from the
-// records of the other tasks in it (transfer_groups.h); the task's own records are not transfer.
+// records of the other tasks of the same template in it (transfer_groups.h: features carry
+// across shapes, not across templates); the task's own records are not transfer.
 //
 // One log holds one target (read_tuning_log.h): a job whose tasks are for several targets and
 // that writes a log is a UserError naming two tasks that differ.

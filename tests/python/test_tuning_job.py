@@ -300,3 +300,18 @@ def test_a_cli_job_killed_at_seeded_moments_resumes_to_the_uninterrupted_log(tmp
         out = cli("tune", wl, "--log", log, *args)
     assert out.returncode == 0, out.stderr
     assert without_time(records(log)) == expected
+
+
+def test_a_transfer_log_warm_starts_the_xgb_model_from_the_other_tasks(tmp_path):
+    doc = json.loads(open(RESNET_TASKS).read())
+    doc["tasks"] = [t for t in doc["tasks"] if t["id"] == "l2_3x3"] + TINY["tasks"][:2]
+    wl = at.load_workloads(write_json(tmp_path / "w.json", doc))
+    results = at.tune_workloads(wl, trials=3, batch_size=3, tuner="xgb", seed=1,
+                                transfer_log=COMMITTED_LOG, log=str(tmp_path / "t.jsonl"))
+    # Groups of the same template only (features carry across shapes, not templates); a task's
+    # own records are its history, not transfer: l2_3x3 gets the 9 other conv2d layers, the
+    # tiny dense layer fc, the tiny conv2d all 10 conv2d layers.
+    assert [r.transfer_groups for r in results] == [9, 1, 10]
+    plain = at.tune_workloads(wl, trials=3, batch_size=3, tuner="random", seed=1,
+                              transfer_log=COMMITTED_LOG)
+    assert [r.transfer_groups for r in plain] == [0, 0, 0]

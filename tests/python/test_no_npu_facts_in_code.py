@@ -23,6 +23,7 @@ ALLOWED_FILES = {
     "runtime/npu/targets/npu-8x8.json": "a target description (its DDR port is 16 B/cycle)",
     "runtime/npu/targets/npu-32x32.json": "a target description (its accumulator is 256 KiB)",
     "benchmarks/workloads/resnet18.json": "ResNet-18's layer shapes (channel counts), not the NPU",
+    "benchmarks/workloads/resnet18_tasks.json": "the same shapes as tasks (channel counts)",
     "benchmarks/npu_sim/npu_sim_bench.cpp": "hand-assembled kernels for the built-in npu-v1: the "
                                             "simulator's own speed benchmark",
     "benchmarks/matmul_cpu/run.py": "the CPU benchmark: AVX-512 lanes and cache tiles",

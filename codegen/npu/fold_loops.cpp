@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "compiler/arith/eval_int.h"
 #include "compiler/arith/linear_form.h"
 #include "compiler/arith/simplify.h"
 
@@ -13,6 +14,10 @@ constexpr int64_t kMaxU16 = 65535;
 
 LinearForm form_of(const Expr& e, const VarMap& env) {
   return linear_form(simplify(substitute(e, env)));
+}
+
+bool bound(const Expr& var, const VarMap& env) {
+  return env.find(var.as<VarNode>()) != env.end();
 }
 
 const VarNode* atom_var(const LinearTerm& t) { return t.atom.as<VarNode>(); }
@@ -38,6 +43,33 @@ bool injective(const LinearForm& acc, const std::vector<FoldLoop>& chain) {
 
 }  // namespace
 
+LinearForm RowForms::instance(const Expr& row, const VarMap& env) {
+  auto it = cache_.find(row.get());
+  if (it == cache_.end()) {
+    Compiled c;
+    c.row = row;
+    c.form = linear_form(simplify(row));
+    for (const LinearTerm& t : c.form.terms) c.plain.push_back(t.atom.as<VarNode>() != nullptr);
+    it = cache_.emplace(row.get(), std::move(c)).first;
+  }
+  const Compiled& c = it->second;
+  LinearForm out;
+  out.dtype = c.form.dtype;
+  uint64_t constant = static_cast<uint64_t>(c.form.constant);  // wraps, as the form's constant
+  for (size_t i = 0; i < c.form.terms.size(); ++i) {
+    const LinearTerm& t = c.form.terms[i];
+    if (c.plain[i] && !bound(t.atom, env)) {
+      out.terms.push_back(t);
+      continue;
+    }
+    std::optional<int64_t> v = eval_int(t.atom, env);
+    if (!v) return form_of(row, env);
+    constant += static_cast<uint64_t>(t.coef) * static_cast<uint64_t>(*v);
+  }
+  out.constant = wrap_coef(static_cast<int64_t>(constant), out.dtype);
+  return out;
+}
+
 std::vector<Expr> leaf_rows(const Stmt& leaf) {
   if (const auto* g = leaf.as<NpuGemmNode>()) return {g->acc_row, g->inp_row, g->wgt_row};
   if (const auto* v = leaf.as<NpuVectorNode>()) {
@@ -49,9 +81,11 @@ std::vector<Expr> leaf_rows(const Stmt& leaf) {
 }
 
 std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& leaf,
-                                const VarMap& env) {
+                                const VarMap& env, RowForms* row_forms,
+                                std::vector<LinearForm>* forms_out) {
   std::vector<LinearForm> forms;
-  for (const Expr& r : leaf_rows(leaf)) forms.push_back(form_of(r, env));
+  for (const Expr& r : leaf_rows(leaf)) forms.push_back(row_forms->instance(r, env));
+  if (forms_out) *forms_out = forms;
   std::vector<bool> foldable(chain.size());
   for (size_t i = 0; i < chain.size(); ++i) {
     bool ok = chain[i].extent >= 1 && chain[i].extent <= kMaxU16;
@@ -95,8 +129,8 @@ std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& 
 }
 
 std::optional<AffineRow> affine_row(const Expr& row, const VarMap& env,
-                                    const std::vector<FoldLoop>& folded) {
-  LinearForm f = form_of(row, env);
+                                    const std::vector<FoldLoop>& folded, RowForms* forms) {
+  LinearForm f = forms->instance(row, env);
   AffineRow r;
   r.base = f.constant;
   for (const LinearTerm& t : f.terms) {
@@ -107,6 +141,29 @@ std::optional<AffineRow> affine_row(const Expr& row, const VarMap& env,
     r.stride[k] = t.coef;
     r.base += t.coef * folded[k].min;
   }
+  return r;
+}
+
+std::optional<AffineRow> affine_row_from(const LinearForm& chain_form, const VarMap& env,
+                                         const std::vector<FoldLoop>& folded) {
+  AffineRow r;
+  uint64_t constant = static_cast<uint64_t>(chain_form.constant);  // wraps, as a form's constant
+  int64_t from_min = 0;
+  for (const LinearTerm& t : chain_form.terms) {
+    const VarNode* v = atom_var(t);
+    if (!v) return std::nullopt;
+    size_t k = 0;
+    while (k < folded.size() && folded[k].var.node() != v) ++k;
+    if (k < folded.size()) {
+      r.stride[k] = t.coef;
+      from_min += t.coef * folded[k].min;
+      continue;
+    }
+    std::optional<int64_t> x = eval_int(t.atom, env);
+    if (!x) return std::nullopt;
+    constant += static_cast<uint64_t>(t.coef) * static_cast<uint64_t>(*x);
+  }
+  r.base = wrap_coef(static_cast<int64_t>(constant), chain_form.dtype) + from_min;
   return r;
 }
 

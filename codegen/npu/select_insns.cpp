@@ -3,6 +3,8 @@
 #include <functional>
 
 #include "codegen/npu/fold_loops.h"
+#include "compiler/arith/const_fold.h"
+#include "compiler/arith/eval_int.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
@@ -87,13 +89,19 @@ class Selector {
         break;
       case StmtKind::kLetStmt: {
         const auto* op = s.as<LetStmtNode>();
-        env_[op->var] = simplify(substitute(op->value, env_));
+        std::optional<int64_t> v = eval_int(op->value, env_);
+        env_[op->var] = v ? make_wrapped_int(*v, op->value.dtype())
+                          : simplify(substitute(op->value, env_));
         visit(op->body);
         env_.erase(op->var);
         break;
       }
       case StmtKind::kIfThenElse: {
         const auto* op = s.as<IfThenElseNode>();
+        if (std::optional<int64_t> v = eval_int(op->cond, env_)) {
+          visit(*v ? op->then_case : op->else_case);
+          break;
+        }
         Expr c = simplify(substitute(op->cond, env_));
         const int64_t* v = as_const_int(c);
         if (!v) {
@@ -130,7 +138,17 @@ class Selector {
     return stages_.empty() ? std::string("<top level>") : stages_.back();
   }
 
-  int64_t const_value(const Expr& e, const std::string& what) {
+  // Loop bounds and DMA fields: integer evaluation when it decides (the hot path, the same value
+  // as the simplifier's), else the simplifier, which also words the error.
+  int64_t const_value(const Expr& e, const char* what) {
+    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+    return const_value_slow(e, what);
+  }
+  int64_t loop_bound(const Expr& e, const Var& var, const char* which) {
+    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+    return const_value_slow(e, str("the ", which, " of loop '", var.name(), "'"));
+  }
+  int64_t const_value_slow(const Expr& e, const std::string& what) {
     Expr v = simplify(substitute(e, env_));
     const int64_t* c = as_const_int(v);
     if (!c) {
@@ -171,8 +189,8 @@ class Selector {
     std::vector<FoldLoop> chain;
     Stmt cur = s;
     while (const auto* f = cur.as<ForNode>()) {
-      int64_t mn = const_value(f->min, str("the min of loop '", f->var.name(), "'"));
-      int64_t ext = const_value(f->extent, str("the extent of loop '", f->var.name(), "'"));
+      int64_t mn = loop_bound(f->min, f->var, "min");
+      int64_t ext = loop_bound(f->extent, f->var, "extent");
       chain.push_back({f->var, mn, ext});
       cur = f->body;
       // Only the first loop's bounds may use enclosing variables safely here; inner bounds that
@@ -188,8 +206,17 @@ class Selector {
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
     if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
-      std::vector<size_t> pick = choose_fold(chain, cur, env_);
-      if (!pick.empty()) return unroll_chain(chain, pick, 0, cur);
+      std::vector<LinearForm> forms;
+      std::vector<size_t> pick = choose_fold(chain, cur, env_, &row_forms_, &forms);
+      if (!pick.empty()) {
+        // Each instruction's addresses then come from these forms by integer arithmetic.
+        std::vector<Expr> rows = leaf_rows(cur);
+        chain_forms_.clear();
+        for (size_t k = 0; k < rows.size(); ++k) chain_forms_.push_back({rows[k].get(), forms[k]});
+        unroll_chain(chain, pick, 0, cur);
+        chain_forms_.clear();
+        return;
+      }
     }
     FoldLoop l = chain[0];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
@@ -229,6 +256,16 @@ class Selector {
     return *it->second;
   }
 
+  // onchip_mem, checked once per buffer (its verdict depends only on the buffer and the target;
+  // a buffer it rejects throws at its first use, as before).
+  Mem mem_of(const Buffer& b) {
+    auto it = mem_.find(b.get());
+    if (it != mem_.end()) return it->second;
+    Mem m = onchip_mem(b, stage(), target_);
+    mem_.emplace(b.get(), m);
+    return m;
+  }
+
   int64_t copy_offset(const Buffer& b, const OnchipBuffer& a) {
     if (!a.double_buffered) return 0;
     auto p = phase_.find(b.get());
@@ -244,8 +281,11 @@ class Selector {
   Operand operand(const Buffer& b, const Expr& row, const std::vector<FoldLoop>& folded,
                   int64_t width, bool write, const char* role) {
     const OnchipBuffer& a = onchip(b);
-    Mem want = onchip_mem(b, stage(), target_);
-    std::optional<AffineRow> r = affine_row(row, env_, folded);
+    Mem want = mem_of(b);
+    std::optional<AffineRow> r;
+    for (const auto& [node, form] : chain_forms_)
+      if (node == row.get() && !r) r = affine_row_from(form, env_, folded);
+    if (!r) r = affine_row(row, env_, folded, &row_forms_);
     if (!r) {
       throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
                            " of buffer '", b->name,
@@ -343,7 +383,7 @@ class Selector {
                            "(DDR) with on-chip buffers"));
     }
     const OnchipBuffer& a = onchip(op->chip);
-    Mem mem = onchip_mem(op->chip, stage(), target_);  // dtypes agree: make_npu_dma's invariant
+    Mem mem = mem_of(op->chip);  // dtypes agree: make_npu_dma's invariant
     int64_t chip_row = const_value(op->chip_row, "the on-chip row");
     int64_t ddr_elem = const_value(op->ddr_offset, "the DDR offset");
     int64_t rows = const_value(op->rows, "the DMA row count");
@@ -403,11 +443,15 @@ class Selector {
   const DdrLayout& ddr_;
   const npu::Target& target_;
   VarMap env_;
+  RowForms row_forms_;
+  // The row forms of the chain being emitted (choose_fold's), by row expression; empty otherwise.
+  std::vector<std::pair<const ExprNode*, LinearForm>> chain_forms_;
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.
   std::map<const BufferNode*, const OnchipBuffer*> live_;
   std::map<const BufferNode*, int64_t> phase_;
+  std::map<const BufferNode*, Mem> mem_;
   std::map<const AttrStmtNode*, std::vector<const BufferNode*>> writes_;
 };
 

@@ -106,8 +106,12 @@ class Var : public Expr {
   uint64_t id() const { return node()->id; }
 };
 // Orders variables by creation: for std::map keys (deterministic for a deterministic builder).
+// Transparent: a map keyed by Var can be searched with a VarNode* (no handle copied).
 struct VarLess {
+  using is_transparent = void;
   bool operator()(const Var& a, const Var& b) const { return a.id() < b.id(); }
+  bool operator()(const Var& a, const VarNode* b) const { return a.id() < b->id; }
+  bool operator()(const VarNode* a, const Var& b) const { return a->id < b.id(); }
 };
 
 enum class IterKind : uint8_t { kDataPar, kReduce };

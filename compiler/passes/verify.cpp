@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "compiler/arith/const_fold.h"
+#include "compiler/arith/eval_int.h"
 #include "compiler/arith/interval.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
@@ -203,13 +205,19 @@ class Verifier : public IRVisitor {
     // Not provably in range from the loop ranges alone: run the loops and guards.
     budget_ = kExactBudget;
     witness_.clear();
-    return exact(0, VarMap(), first, end, limit);
+    VarMap env;
+    return exact(0, env, first, end, limit);
   }
 
-  bool exact(size_t i, VarMap env, const Expr& first, const Expr& end, int64_t limit) {
+  // Runs the loops and guards from scopes_[i] on, with env binding the enclosing ones. Values are
+  // integer evaluations (eval_int: the constant simplify(substitute(e, env)) folds to) where
+  // they decide, else the simplifier's.
+  bool exact(size_t i, VarMap& env, const Expr& first, const Expr& end, int64_t limit) {
     if (--budget_ < 0) return true;  // too many iterations to check here; codegen checks each
     auto value = [&](const Expr& e) { return simplify(substitute(e, env)); };
     if (i == scopes_.size()) {
+      std::optional<int64_t> fa = eval_int(first, env), eb = eval_int(end, env);
+      if (fa && eb && *fa >= 0 && *eb <= limit && *fa <= *eb) return true;
       Expr fv = value(first), ev = value(end);  // keep the constants alive
       const int64_t* a = as_const_int(fv);
       const int64_t* b = as_const_int(ev);
@@ -224,24 +232,42 @@ class Verifier : public IRVisitor {
       return false;
     }
     const Scope& sc = scopes_[i];
+    // Binds sc.var for the rest of the scopes, then restores what it was.
+    auto with = [&](Expr x) {
+      auto it = env.find(sc.var);
+      std::optional<Expr> saved;
+      if (it != env.end()) saved = it->second;
+      env[sc.var] = std::move(x);
+      bool ok = exact(i + 1, env, first, end, limit);
+      if (saved) {
+        env[sc.var] = *saved;
+      } else {
+        env.erase(sc.var);
+      }
+      return ok;
+    };
     switch (sc.kind) {
-      case Scope::kLet:
-        env[sc.var] = value(sc.a);
-        return exact(i + 1, env, first, end, limit);
+      case Scope::kLet: {
+        std::optional<int64_t> v = eval_int(sc.a, env);
+        return with(v ? make_wrapped_int(*v, sc.a.dtype()) : value(sc.a));
+      }
       case Scope::kIf: {
-        Expr cv = value(sc.a);
-        const int64_t* c = as_const_int(cv);
+        std::optional<int64_t> fast = eval_int(sc.a, env);
+        Expr cv = fast ? Expr() : value(sc.a);
+        const int64_t* c = fast ? &*fast : as_const_int(cv);
         if (c && (*c != 0) != sc.then) return true;  // this branch does not run here
         return exact(i + 1, env, first, end, limit);
       }
       case Scope::kLoop: {
-        Expr mv = value(sc.a), xv = value(sc.b);
-        const int64_t* mn = as_const_int(mv);
-        const int64_t* ext = as_const_int(xv);
-        if (!mn || !ext) return false;
+        std::optional<int64_t> mn = eval_int(sc.a, env), ext = eval_int(sc.b, env);
+        if (!mn || !ext) {
+          Expr mv = value(sc.a), xv = value(sc.b);
+          if (!as_const_int(mv) || !as_const_int(xv)) return false;
+          mn = *as_const_int(mv);
+          ext = *as_const_int(xv);
+        }
         for (int64_t v = *mn; v < *mn + *ext; ++v) {
-          env[sc.var] = make_int(v, sc.var.dtype());
-          if (!exact(i + 1, env, first, end, limit)) return false;
+          if (!with(make_int(v, sc.var.dtype()))) return false;
         }
         return true;
       }

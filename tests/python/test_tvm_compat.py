@@ -1,0 +1,118 @@
+"""TVM TE behaviour that a TVM user's script relies on (issue 13), written as TVM's tests are:
+build a small operator, run it, compare with numpy (integers bit-exact)."""
+import numpy as np
+import pytest
+
+import tessera
+from tessera import te
+
+
+def run(s, args, inputs):
+    """Builds for C, runs on `inputs` (numpy arrays for the leading args), returns the outputs."""
+    f = tessera.build(s, args, target="c")
+    outs = [np.zeros(t.shape, dtype=t.dtype) for t in args[len(inputs):]]
+    f(*inputs, *outs)
+    return outs
+
+
+# ---- tensor arithmetic and indexing ---------------------------------------------------------------
+
+def test_tensor_plus_tensor_is_an_elementwise_compute():
+    A = te.placeholder((4, 5), name="A")
+    B = te.placeholder((4, 5), name="B")
+    C = A + B
+    assert C.shape == (4, 5) and C.dtype == "float32" and C.op.name == "T_add"
+    a, b = np.random.default_rng(0).standard_normal((2, 4, 5)).astype("float32")
+    (c,) = run(te.create_schedule(C.op), [A, B, C], [a, b])
+    np.testing.assert_array_equal(c, a + b)
+
+
+def test_tensor_operators_with_scalars_match_numpy_bit_exact():
+    A = te.placeholder((6, 7), dtype="int32", name="A")
+    B = te.placeholder((6, 7), dtype="int32", name="B")
+    outs = [A * 2, 1 - A, A - B, A * B + 3, A // 3, A % 3, 7 // (B + 100), -A, 2 + (A * B) % 5]
+    a = np.random.default_rng(1).integers(-50, 50, (6, 7)).astype("int32")
+    b = np.random.default_rng(2).integers(-50, 50, (6, 7)).astype("int32")
+    refs = [a * 2, 1 - a, a - b, a * b + 3, a // 3, a % 3, 7 // (b + 100), -a, 2 + (a * b) % 5]
+    for out, ref in zip(outs, refs):
+        assert out.dtype == "int32"
+        (got,) = run(te.create_schedule(out.op), [A, B, out], [a, b])
+        np.testing.assert_array_equal(got, ref, err_msg=out.op.name)
+
+
+def test_number_operand_takes_the_tensor_type():
+    A = te.placeholder((8,), dtype="int8", name="A")
+    C = A + 1
+    assert C.dtype == "int8"
+    a = np.arange(-4, 4, dtype="int8")
+    (c,) = run(te.create_schedule(C.op), [A, C], [a])
+    np.testing.assert_array_equal(c, a + np.int8(1))
+
+
+def test_tensor_times_scalar_expression():
+    A = te.placeholder((5,), name="A")
+    C = A * te.const(0.5, "float32")
+    a = np.linspace(-1, 1, 5, dtype="float32")
+    (c,) = run(te.create_schedule(C.op), [A, C], [a])
+    np.testing.assert_array_equal(c, a * np.float32(0.5))
+
+
+def test_tensor_arithmetic_feeds_a_compute_and_schedules():
+    A = te.placeholder((16,), name="A")
+    B = A * 2.0
+    C = te.compute((16,), lambda i: B[i] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], xo)
+    a = np.random.default_rng(3).standard_normal(16).astype("float32")
+    (c,) = run(s, [A, C], [a])
+    np.testing.assert_array_equal(c, a * np.float32(2) + np.float32(1))
+
+
+def test_tensor_arithmetic_with_other_shapes_is_rejected():
+    A = te.placeholder((4, 5), name="A")
+    B = te.placeholder((5,), name="B")
+    with pytest.raises(tessera.ExprError,
+                       match=r"'T_add': tensor 'A' has shape \(4, 5\) but tensor 'B' has shape "
+                             r"\(5,\); elementwise operators take tensors of one shape or a scalar"):
+        A + B
+
+
+def test_tensor_arithmetic_with_a_string_is_rejected():
+    A = te.placeholder((4,), name="A")
+    with pytest.raises(tessera.ExprError, match=r"'T_multiply' with tensor 'A': the other operand "
+                                                r"must be a tensor of the same shape, a number"):
+        A * "x"
+
+
+def test_chained_indexing_reads_the_same_element():
+    A = te.placeholder((3, 4, 5), dtype="int32", name="A")
+    C1 = te.compute((3, 4, 5), lambda i, j, k: A[i][j][k] * 3, name="C")
+    C2 = te.compute((3, 4, 5), lambda i, j, k: A[i, j, k] * 3, name="C")
+    C3 = te.compute((3, 4, 5), lambda i, j, k: A[i][j, k] * 3, name="C")
+    texts = [str(tessera.lower(te.create_schedule(c.op), [A, c])) for c in (C1, C2, C3)]
+    assert texts[0] == texts[1] == texts[2]
+    a = np.arange(60, dtype="int32").reshape(3, 4, 5) - 30
+    (c,) = run(te.create_schedule(C1.op), [A, C1], [a])
+    np.testing.assert_array_equal(c, a * 3)
+
+
+def test_partially_indexed_tensor_is_not_an_expression():
+    A = te.placeholder((4, 4), name="A")
+    with pytest.raises(tessera.ExprError, match=r"tensor 'A' has 2 dimension\(s\) but is indexed "
+                                                r"with 1"):
+        te.compute((4,), lambda i: A[i] + 1.0, name="C")
+    with pytest.raises(tessera.ExprError, match=r"tensor 'A' has 2 dimension\(s\) but is indexed "
+                                                r"with 3"):
+        te.compute((4,), lambda i: A[i][i, i], name="C")
+
+
+def test_placeholder_takes_an_int_shape_like_compute():
+    n = 8
+    A = te.placeholder(n, dtype="int32", name="A")
+    assert A.shape == (8,)
+    C = te.compute(n, lambda i: A[i] + 1, name="C")
+    a = np.arange(8, dtype="int32")
+    (c,) = run(te.create_schedule(C.op), [A, C], [a])
+    np.testing.assert_array_equal(c, a + 1)
+

@@ -116,3 +116,57 @@ def test_placeholder_takes_an_int_shape_like_compute():
     (c,) = run(te.create_schedule(C.op), [A, C], [a])
     np.testing.assert_array_equal(c, a + 1)
 
+
+# ---- pragma ---------------------------------------------------------------------------------------
+
+def split_sum(pragma=None, primitive=None):
+    A = te.placeholder((8, 12), dtype="int32", name="A")
+    k = te.reduce_axis((0, 12), name="k")
+    C = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], factor=4)
+    if pragma:
+        s[C].pragma(xi, pragma)
+    if primitive:
+        getattr(s[C], primitive)(xi)
+    return s, [A, C]
+
+
+@pytest.mark.parametrize("name", ["unroll", "vectorize"])
+def test_pragma_unroll_and_vectorize_are_the_primitives(name):
+    s, args = split_sum(pragma=name)
+    s2, args2 = split_sum(primitive=name)
+    assert str(s) == str(s2)
+    text = str(tessera.lower(s, args))
+    assert text == str(tessera.lower(s2, args2))
+    assert "pragma_" not in text
+    a = np.random.default_rng(4).integers(-100, 100, (8, 12)).astype("int32")
+    (c,) = run(s, args, [a])
+    np.testing.assert_array_equal(c, a.sum(axis=1, dtype="int32"))
+
+
+def test_pragma_vectorize_of_a_reduction_axis_is_rejected_as_vectorize_is():
+    A = te.placeholder((8, 12), name="A")
+    k = te.reduce_axis((0, 12), name="k")
+    C = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    with pytest.raises(tessera.ScheduleError, match=r"stage 'C': pragma 'vectorize': axis 'k' is a "
+                                                    r"reduction axis"):
+        s[C].pragma(k, "vectorize")
+
+
+def test_pragma_unroll_after_vectorize_is_rejected():
+    s, _ = split_sum(primitive="vectorize")
+    C = s.outputs[0]
+    xi = s[C].leaf_iter_vars[1]
+    with pytest.raises(tessera.ScheduleError, match=r"pragma 'unroll': axis 'i.inner' is already "
+                                                    r"marked vectorize"):
+        s[C].pragma(xi, "unroll")
+
+
+def test_other_pragmas_stay_loop_attributes():
+    s, args = split_sum(pragma="auto_unroll_max_step")
+    text = str(tessera.lower(s, args))
+    assert "pragma_auto_unroll_max_step" in text
+    assert "unroll" not in str(s).replace("auto_unroll_max_step", "")
+

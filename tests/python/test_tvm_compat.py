@@ -170,3 +170,67 @@ def test_other_pragmas_stay_loop_attributes():
     assert "pragma_auto_unroll_max_step" in text
     assert "unroll" not in str(s).replace("auto_unroll_max_step", "")
 
+
+# ---- default names --------------------------------------------------------------------------------
+
+def default_named_sub():
+    A = te.placeholder((10,), dtype="int32")
+    B = te.placeholder((10,), dtype="int32")
+    C = te.compute((10,), lambda i: A[i] - B[i])
+    return A, B, C
+
+
+def test_placeholders_with_the_default_name_lower_and_build():
+    A, B, C = default_named_sub()
+    s = te.create_schedule(C.op)
+    text = str(tessera.lower(s, [A, B, C]))
+    assert text.startswith("func main(placeholder: int32[10], placeholder_1: int32[10], "
+                           "compute: int32[10])")
+    f = tessera.build(s, [A, B, C])
+    assert f.arg_names == ["placeholder", "placeholder_1", "compute"]
+    a = np.arange(10, dtype="int32") * 7
+    b = np.arange(10, dtype="int32") ** 2
+    c = np.zeros(10, dtype="int32")
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a - b)  # a swapped binding would give b - a
+
+
+def test_default_name_suffixes_depend_on_the_program_only():
+    A, B, C = default_named_sub()
+    expected = str(tessera.lower(te.create_schedule(C.op), [A, B, C]))
+    te.placeholder((3,), dtype="int32")  # tensors made in between change nothing
+    A2, B2, C2 = default_named_sub()
+    assert str(tessera.lower(te.create_schedule(C2.op), [A2, B2, C2])) == expected
+    # The suffixes follow the argument order: B comes first here and keeps the plain name.
+    s = te.create_schedule(C.op)
+    f = tessera.build(s, [B, A, C])
+    assert f.arg_names == ["placeholder", "placeholder_1", "compute"]
+    a, b, c = np.full(10, 9, dtype="int32"), np.arange(10, dtype="int32"), np.zeros(10, "int32")
+    f(b, a, c)
+    np.testing.assert_array_equal(c, a - b)
+
+
+def test_computes_with_the_default_name_lower_and_build():
+    A = te.placeholder((12,), dtype="int32", name="A")
+    B = te.compute((12,), lambda i: A[i] * 3)
+    C = te.compute((12,), lambda i: B[i] + 1)
+    D = te.compute((12,), lambda i: C[i] - A[i])
+    s = te.create_schedule(D.op)
+    s[B].compute_at(s[C], C.op.axis[0])
+    text = str(tessera.lower(s, [A, C, D]))
+    assert text.startswith("func main(A: int32[12], compute: int32[12], compute_1: int32[12])")
+    a = np.arange(12, dtype="int32") - 5
+    c, d = run(s, [A, C, D], [a])
+    np.testing.assert_array_equal(c, a * 3 + 1)
+    np.testing.assert_array_equal(d, a * 3 + 1 - a)
+
+
+def test_tensor_arithmetic_results_share_names_and_build():
+    A = te.placeholder((6,), dtype="int32", name="A")
+    outs = [A * 2, A * 3, 1 - A, 5 - A]
+    s = te.create_schedule([o.op for o in outs])
+    a = np.arange(6, dtype="int32")
+    got = run(s, [A] + outs, [a])
+    for g, ref in zip(got, [a * 2, a * 3, 1 - a, 5 - a]):
+        np.testing.assert_array_equal(g, ref)
+

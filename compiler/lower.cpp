@@ -128,6 +128,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);
   f.body = body;
   f.work = true_work(args);
+  f.target = target.name();
   run_step<bool>(
       "verify",
       [&] {

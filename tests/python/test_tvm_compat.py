@@ -234,3 +234,90 @@ def test_tensor_arithmetic_results_share_names_and_build():
     for g, ref in zip(got, [a * 2, a * 3, 1 - a, 5 - a]):
         np.testing.assert_array_equal(g, ref)
 
+
+# ---- keyword arguments, build(lower(...)), time_evaluator -----------------------------------------
+
+def matmul(n=16):
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return A, B, C
+
+
+def matmul_inputs(n=16):
+    rng = np.random.default_rng(5)
+    return [rng.integers(-3, 4, (n, n)).astype("float32") for _ in range(2)]
+
+
+def test_schedule_primitives_take_tvm_keyword_arguments():
+    A, B, C = matmul()
+    s = te.create_schedule(ops=C.op)
+    CL = s.cache_write(tensor=C, scope="local")
+    AL = s.cache_read(tensor=A, scope="local", readers=[CL])
+    i, j = s[C].op.axis
+    io, ii = s[C].split(parent=i, factor=4)
+    jo, ji = s[C].split(j, nparts=2)
+    s[C].reorder(io, jo, ii, ji)
+    s[CL].compute_at(parent=s[C], scope=jo)
+    s[AL].compute_at(s[CL], scope=s[CL].op.reduce_axis[0])
+    ci = s[CL].op.axis[0]
+    s[C].vectorize(var=ji)
+    s[CL].unroll(var=ci)
+    s[C].parallel(var=io)
+    s[C].pragma(var=ii, pragma_type="my_hint", pragma_value=3)
+    text = str(tessera.lower(s, [A, B, C]))
+    assert "pragma_my_hint" in text
+    a, b = matmul_inputs()
+    (c,) = run(s, [A, B, C], [a, b])
+    np.testing.assert_array_equal(c, a @ b)  # small integers: exact in float32
+
+
+def test_build_takes_a_lowered_function():
+    A, B, C = matmul()
+    s = te.create_schedule(C.op)
+    s[C].split(C.op.axis[1], factor=8)
+    f = tessera.build(tessera.lower(s, [A, B, C], name="mm"))
+    assert f.name == "mm" and f.arg_names == ["A", "B", "C"]
+    a, b = matmul_inputs()
+    c = np.zeros((16, 16), dtype="float32")
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a @ b)
+    g = tessera.build(tessera.lower(s, [A, B, C]), target="c")
+    assert g.source == tessera.build(s, [A, B, C]).source
+
+
+def test_build_of_a_function_lowered_for_another_target_is_rejected():
+    A, B, C = matmul()
+    lowered = tessera.lower(te.create_schedule(C.op), [A, B, C])
+    with pytest.raises(tessera.TargetError, match=r"build: function 'main' was lowered for target "
+                                                  r"'c', not 'npu-v1'"):
+        tessera.build(lowered, target="npu")
+
+
+def test_time_evaluator_has_tvms_shape():
+    A, B, C = matmul()
+    f = tessera.build(te.create_schedule(C.op), [A, B, C])
+    a, b = matmul_inputs()
+    c = np.zeros((16, 16), dtype="float32")
+    evaluator = f.time_evaluator(f.entry_name, number=3, repeat=4)
+    r = evaluator(a, b, c)
+    np.testing.assert_array_equal(c, a @ b)  # it ran the function on the arguments
+    assert isinstance(r.results, tuple) and len(r.results) == 4
+    assert all(t > 0 for t in r.results)
+    assert r.mean == pytest.approx(np.mean(r.results))
+    assert r.median == pytest.approx(np.median(r.results))
+    assert r.min == min(r.results) and r.max == max(r.results)
+    assert r.std == pytest.approx(np.std(r.results))
+    assert f.time_evaluator("main", None)(a, b, c).results.__len__() == 1  # TVM's default repeat
+
+
+def test_time_evaluator_of_an_unknown_function_is_rejected():
+    A, B, C = matmul()
+    f = tessera.build(te.create_schedule(C.op), [A, B, C], name="mm")
+    with pytest.raises(tessera.ArgumentError, match=r"time_evaluator: the module has no function "
+                                                    r"'main'; its function is 'mm'"):
+        f.time_evaluator("main")
+    with pytest.raises(tessera.ArgumentError, match=r"number and repeat must be at least 1, got "
+                                                    r"number=0, repeat=1"):
+        f.time_evaluator("mm", number=0)

@@ -8,11 +8,19 @@ namespace tessera {
 
 Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
              const std::string& name, const CompileOptions& c_options) {
+  return build(lower(sch, args, name, target), target, c_options);
+}
+
+Module build(const LoweredFunc& f, const Target& target, const CompileOptions& c_options) {
   if (target.is_npu() && !c_options.compiler.empty()) {
     throw TargetError(str("build: compiler '", c_options.compiler,
                           "' applies to target c only; an NPU target has no C compiler"));
   }
-  LoweredFunc f = lower(sch, args, name, target);
+  if (f.target != target.name()) {
+    throw TargetError(str("build: function '", f.name, "' was lowered for target '", f.target,
+                          "', not '", target.name(), "'; build it for '", f.target,
+                          "' or lower again with target='", target.name(), "'"));
+  }
   switch (target.kind()) {
     case Target::Kind::kC:
       return build_c(f, c_options);

@@ -25,5 +25,9 @@ using Module = std::variant<CpuModule, NpuModule>;
 // target is a TargetError.
 Module build(const Schedule& sch, const std::vector<Tensor>& args, const Target& target,
              const std::string& name = "main", const CompileOptions& c_options = CompileOptions());
+// Builds a function lower() made (TVM's build(lower(...))); TargetError when it was lowered for
+// another target than `target`.
+Module build(const LoweredFunc& f, const Target& target,
+             const CompileOptions& c_options = CompileOptions());
 
 }  // namespace tessera

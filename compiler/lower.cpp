@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <set>
 
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
@@ -61,9 +60,12 @@ struct Pipeline {
   }
 };
 
+// Arguments whose tensors share a name (two placeholders left with the default "placeholder", as
+// TVM users leave them) get a suffix in argument order: placeholder, placeholder_1, ... The names
+// depend on the program only; schedule_ops names the other buffers after these.
 std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>& args) {
   std::vector<ArgBinding> out;
-  std::set<std::string> names;
+  NameTable names;
   for (size_t i = 0; i < args.size(); ++i) {
     const Tensor& t = args[i];
     if (!t.defined()) throw LowerError(str("lower: argument ", i, " is empty"));
@@ -71,10 +73,6 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
       if (a.op == t.op()) {
         throw LowerError(str("lower: tensor '", t.name(), "' appears twice in the arguments"));
       }
-    }
-    if (!names.insert(t.name()).second) {
-      throw LowerError(
-          str("lower: two arguments are named '", t.name(), "'; give tensors distinct names"));
     }
     if (t.op()->kind == OpKind::kCompute) {
       StagePtr st = sch.find(t.op());
@@ -87,7 +85,7 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
                              "the arguments"));
       }
     }
-    out.push_back({t.op(), make_buffer(t.name(), t.dtype(), t.shape(), "global")});
+    out.push_back({t.op(), make_buffer(names.unique(t.name()), t.dtype(), t.shape(), "global")});
   }
   for (const Operation& o : sch.outputs()) {
     bool found = false;
@@ -122,13 +120,15 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   if (target.is_npu()) {
     body = p.pass("inject_npu_ops", body,
                   [&](const Stmt& s) { return inject_npu_ops(s, target.npu()); });
-    body = p.pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
+    body =
+        p.pass("tighten_loop_bounds", body, [](const Stmt& s) { return tighten_loop_bounds(s); });
   }
   LoweredFunc f;
   f.name = name;
   for (const ArgBinding& a : bindings) f.args.push_back(a.buffer);
   f.body = body;
   f.work = true_work(args);
+  f.target = target.name();
   run_step<bool>(
       "verify",
       [&] {

@@ -19,6 +19,9 @@ struct LoweredFunc {
   // The true work of what the function computes (compiler/te/true_work.h), for roofline figures:
   // lower() always sets it; the NPU backend stamps it into the kernel.
   std::optional<Work> work;
+  // The name of the target lowered for ("c", "npu-v1", ...): build() of a lowered function checks
+  // that it builds for the same one.
+  std::string target;
 };
 
 }  // namespace tessera

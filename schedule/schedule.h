@@ -87,6 +87,8 @@ class Stage {
   void unroll(const IterVar& axis);
   void vectorize(const IterVar& axis);
   void parallel(const IterVar& axis);
+  // Records pragma `key` on `axis` (an attribute of its loop); "unroll" and "vectorize" are the
+  // primitives of those names, as in TVM.
   void pragma(const IterVar& axis, const std::string& key, const std::string& value = "");
   // Computes this stage inside `parent`'s loop `axis`, only over the region that loop needs.
   void compute_at(const Stage& parent, const IterVar& axis);

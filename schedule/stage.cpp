@@ -192,6 +192,11 @@ void Stage::parallel(const IterVar& axis) {
 void Stage::pragma(const IterVar& axis, const std::string& key, const std::string& value) {
   check_leaf(axis, "pragma");
   if (key.empty()) throw ScheduleError(str("stage '", name(), "': pragma: empty key"));
+  // TVM maps these two pragmas to the primitives; any other key is recorded as an attribute.
+  if (key == "unroll") return annotate(*node_, axis, Annotation::kUnroll, "pragma 'unroll'");
+  if (key == "vectorize") {
+    return annotate(*node_, axis, Annotation::kVectorize, "pragma 'vectorize'");
+  }
   node_->pragmas[axis->var.id()].push_back({key, value});
 }
 

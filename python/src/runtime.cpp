@@ -4,6 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "compiler/build.h"
@@ -46,6 +49,42 @@ NDArray as_ndarray(const py::handle& h, size_t index, const CpuModule& mod) {
   return array_arg(h, str(mod.name(), ": argument ", index,
                           index < mod.arg_specs().size() ? " '" + mod.arg_specs()[index].name + "'"
                                                          : std::string()));
+}
+
+// What Module.time_evaluator's evaluator returns, in TVM's shape: the mean seconds of one call
+// in each repeat (`results`) and their statistics.
+struct BenchmarkResult {
+  std::vector<double> results;
+  double mean() const {
+    double s = 0;
+    for (double r : results) s += r;
+    return s / results.size();
+  }
+  double median() const {
+    std::vector<double> v = results;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  double std() const {
+    double m = mean(), s = 0;
+    for (double r : results) s += (r - m) * (r - m);
+    return std::sqrt(s / results.size());
+  }
+};
+
+// One warm-up call (as TVM's), then `repeat` timings of `number` back-to-back calls each.
+BenchmarkResult time_calls(const CpuModule& mod, const std::vector<NDArray>& args, int64_t number,
+                           int64_t repeat) {
+  BenchmarkResult r;
+  mod.run(args);
+  for (int64_t i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int64_t n = 0; n < number; ++n) mod.run(args);
+    std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    r.results.push_back(dt.count() / number);
+  }
+  return r;
 }
 
 }  // namespace
@@ -102,7 +141,54 @@ void bind_runtime(py::module_& m) {
              py::gil_scoped_release release;
              mod.run(arrays);
            })
+      .def_property_readonly("entry_name", &CpuModule::name, "The function's name (TVM's name).")
+      .def(
+          "time_evaluator",
+          [](const py::object& self, const std::string& func_name, const py::object& /*dev*/,
+             int64_t number, int64_t repeat) {
+            const CpuModule& mod = self.cast<const CpuModule&>();
+            if (func_name != mod.name()) {
+              throw ArgumentError(str("time_evaluator: the module has no function '", func_name,
+                                      "'; its function is '", mod.name(), "' (Module.entry_name)"));
+            }
+            if (number < 1 || repeat < 1) {
+              throw ArgumentError(
+                  str("time_evaluator: number and repeat must be at least 1, got number=", number,
+                      ", repeat=", repeat));
+            }
+            return py::cpp_function([self, number, repeat](const py::args& args) {
+              const CpuModule& m = self.cast<const CpuModule&>();
+              std::vector<NDArray> arrays;
+              for (size_t i = 0; i < args.size(); ++i) arrays.push_back(as_ndarray(args[i], i, m));
+              py::gil_scoped_release release;
+              return time_calls(m, arrays, number, repeat);
+            });
+          },
+          py::arg("func_name"), py::arg("dev") = py::none(), py::arg("number") = 10,
+          py::arg("repeat") = 1,
+          "TVM's time_evaluator: a function that runs the module on its arguments once to warm "
+          "up, then `repeat` times `number` calls, and returns a BenchmarkResult (seconds per "
+          "call). `dev` is accepted for TVM's signature; a C module runs on the host.")
       .def("export_library", &CpuModule::export_library);
+
+  py::class_<BenchmarkResult>(m, "BenchmarkResult")
+      .def_property_readonly(
+          "results", [](const BenchmarkResult& r) { return py::tuple(py::cast(r.results)); })
+      .def_property_readonly("mean", &BenchmarkResult::mean)
+      .def_property_readonly("median", &BenchmarkResult::median)
+      .def_property_readonly("min",
+                             [](const BenchmarkResult& r) {
+                               return *std::min_element(r.results.begin(), r.results.end());
+                             })
+      .def_property_readonly("max",
+                             [](const BenchmarkResult& r) {
+                               return *std::max_element(r.results.begin(), r.results.end());
+                             })
+      .def_property_readonly("std", &BenchmarkResult::std)
+      .def("__repr__", [](const BenchmarkResult& r) {
+        return str("BenchmarkResult(mean=", r.mean(), " s, median=", r.median(), " s, ",
+                   r.results.size(), " repeat(s))");
+      });
   m.def("load_module", &CpuModule::load);
 
   // target: "c", "npu" (npu-v1) or an npu.Target; C++ decides what each means.
@@ -123,6 +209,15 @@ void bind_runtime(py::module_& m) {
       py::arg("compiler") = py::none(),
       "Lowers and builds for the target: a Module (C) or an npu.NpuModule (an NPU target). "
       "compiler= names another C compiler (e.g. 'clang') for target 'c', with the default flags.");
+  m.def(
+      "build",
+      [](const LoweredFunc& f, const PyTarget& target, const std::optional<std::string>& compiler) {
+        CompileOptions c_options;
+        if (compiler) c_options.compiler = *compiler;
+        return build(f, to_target(target), c_options);
+      },
+      py::arg("inputs"), py::arg("target") = "c", py::arg("compiler") = py::none(),
+      "Builds a function lower() made for the same target (TVM's build(lower(...))).");
 }
 
 }  // namespace tessera::python

@@ -53,7 +53,7 @@ void bind_schedule(py::module_& m) {
                          : s.split(iv, int64_arg<ScheduleError>(factor, what + "factor"));
             return py::make_tuple(py_iv(r.first), py_iv(r.second));
           },
-          py::arg("axis"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
+          py::arg("parent"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
       .def(
           "tile",
           [](Stage& s, const py::object& x, const py::object& y, const py::object& xf,
@@ -80,29 +80,38 @@ void bind_schedule(py::module_& m) {
              for (const py::handle& h : axes) order.push_back(as_iv(h, s, "reorder"));
              s.reorder(order);
            })
-      .def("unroll", [](Stage& s, const py::object& a) { s.unroll(as_iv(a, s, "unroll")); })
-      .def("vectorize",
-           [](Stage& s, const py::object& a) { s.vectorize(as_iv(a, s, "vectorize")); })
-      .def("parallel", [](Stage& s, const py::object& a) { s.parallel(as_iv(a, s, "parallel")); })
+      .def(
+          "unroll", [](Stage& s, const py::object& a) { s.unroll(as_iv(a, s, "unroll")); },
+          py::arg("var"))
+      .def(
+          "vectorize", [](Stage& s, const py::object& a) { s.vectorize(as_iv(a, s, "vectorize")); },
+          py::arg("var"))
+      .def(
+          "parallel", [](Stage& s, const py::object& a) { s.parallel(as_iv(a, s, "parallel")); },
+          py::arg("var"))
       .def(
           "pragma",
           [](Stage& s, const py::object& a, const std::string& key, const py::object& value) {
             s.pragma(as_iv(a, s, "pragma"), key,
                      value.is_none() ? "" : std::string(py::str(value)));
           },
-          py::arg("axis"), py::arg("key"), py::arg("value") = py::none())
-      .def("compute_at",
-           [](Stage& s, const Stage& parent, const py::object& a) {
-             s.compute_at(parent, as_iv(a, parent, "compute_at"));
-           })
+          py::arg("var"), py::arg("pragma_type"), py::arg("pragma_value") = py::none())
+      .def(
+          "compute_at",
+          [](Stage& s, const Stage& parent, const py::object& a) {
+            s.compute_at(parent, as_iv(a, parent, "compute_at"));
+          },
+          py::arg("parent"), py::arg("scope"))
       .def("compute_inline", &Stage::compute_inline)
       .def("compute_root", &Stage::compute_root)
-      .def("set_scope", &Stage::set_scope)
+      .def("set_scope", &Stage::set_scope, py::arg("scope"))
       .def("double_buffer", &Stage::double_buffer)
-      .def("tensorize",
-           [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {
-             s.tensorize(as_iv(a, s, "tensorize"), intrin);
-           })
+      .def(
+          "tensorize",
+          [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {
+            s.tensorize(as_iv(a, s, "tensorize"), intrin);
+          },
+          py::arg("var"), py::arg("tensor_intrin"))
       .def("__repr__", [](const Stage& s) { return "Stage(" + s.name() + ")"; });
 
   py::class_<Schedule, std::shared_ptr<Schedule>>(m, "Schedule")
@@ -123,17 +132,19 @@ void bind_schedule(py::module_& m) {
                                for (const Operation& o : s.outputs()) out.emplace_back(o);
                                return out;
                              })
-      .def("cache_read",
-           [](Schedule& s, const Tensor& t, const std::string& scope, const py::object& readers) {
-             std::vector<Operation> ops;
-             if (py::isinstance<Tensor>(readers) || py::isinstance<OperationNode>(readers)) {
-               ops.push_back(as_op(readers));
-             } else {
-               for (const py::handle& h : readers) ops.push_back(as_op(h));
-             }
-             return s.cache_read(t, scope, ops);
-           })
-      .def("cache_write", &Schedule::cache_write)
+      .def(
+          "cache_read",
+          [](Schedule& s, const Tensor& t, const std::string& scope, const py::object& readers) {
+            std::vector<Operation> ops;
+            if (py::isinstance<Tensor>(readers) || py::isinstance<OperationNode>(readers)) {
+              ops.push_back(as_op(readers));
+            } else {
+              for (const py::handle& h : readers) ops.push_back(as_op(h));
+            }
+            return s.cache_read(t, scope, ops);
+          },
+          py::arg("tensor"), py::arg("scope"), py::arg("readers"))
+      .def("cache_write", &Schedule::cache_write, py::arg("tensor"), py::arg("scope"))
       .def("__str__", &Schedule::to_string);
 
   py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")
@@ -156,15 +167,18 @@ void bind_schedule(py::module_& m) {
       py::arg("target") = py::none(),
       "The vector unit's per-lane multiply-accumulate intrinsic (npu-v1 default).");
 
-  m.def("create_schedule", [](const py::object& ops) {
-    std::vector<Operation> outs;
-    if (py::isinstance<py::list>(ops) || py::isinstance<py::tuple>(ops)) {
-      for (const py::handle& h : ops) outs.push_back(as_op(h));
-    } else {
-      outs.push_back(as_op(ops));
-    }
-    return create_schedule(outs);
-  });
+  m.def(
+      "create_schedule",
+      [](const py::object& ops) {
+        std::vector<Operation> outs;
+        if (py::isinstance<py::list>(ops) || py::isinstance<py::tuple>(ops)) {
+          for (const py::handle& h : ops) outs.push_back(as_op(h));
+        } else {
+          outs.push_back(as_op(ops));
+        }
+        return create_schedule(outs);
+      },
+      py::arg("ops"));
 }
 
 }  // namespace tessera::python

@@ -56,10 +56,28 @@ bool is_literal(const py::handle& h) {
   return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
 }
 
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// A read of a tensor with fewer indices than dimensions, as `A[i]` gives for a 2-D `A`: TVM's
+// TensorSlice, so that chained indexing `A[i][j]` reads A[i, j]. It is an expression only once
+// every dimension is indexed.
+struct TensorSlice {
+  Tensor tensor;
+  std::vector<Expr> indices;
+};
+
 // A Python value as an Expr; literals take `like`'s type (int32 / float32 / bool when alone).
 Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
   if (py::isinstance<Expr>(h)) return h.cast<Expr>();
   if (py::isinstance<IterVarNode>(h)) return h.cast<PyIterVar>()->var;
+  if (py::isinstance<TensorSlice>(h)) {  // still short of indices: the read names the tensor
+    const TensorSlice& s = h.cast<const TensorSlice&>();
+    return s.tensor(s.indices);
+  }
   if (is_bool_literal(h)) return make_bool(PyObject_IsTrue(h.ptr()) == 1);
   if (is_int_literal(h)) {
     int64_t v = int64_arg<ExprError>(h, "integer literal");
@@ -94,14 +112,58 @@ Expr to_index(const Tensor& t, size_t i, const py::handle& h) {
   return to_expr(h);
 }
 
-std::vector<Expr> to_indices(const Tensor& t, const py::handle& key) {
-  std::vector<Expr> idx;
+std::vector<Expr> to_indices(const Tensor& t, const py::handle& key, std::vector<Expr> idx = {}) {
   if (py::isinstance<py::tuple>(key)) {
     for (const py::handle& h : key.cast<py::tuple>()) idx.push_back(to_index(t, idx.size(), h));
   } else {
-    idx.push_back(to_index(t, 0, key));
+    idx.push_back(to_index(t, idx.size(), key));
   }
   return idx;
+}
+
+// `t[key]` (or a slice's `[key]` after `indices`): the element read once every dimension has an
+// index, else a TensorSlice waiting for the rest.
+py::object index_tensor(const Tensor& t, const py::handle& key, std::vector<Expr> indices = {}) {
+  std::vector<Expr> idx = to_indices(t, key, std::move(indices));
+  if (static_cast<int>(idx.size()) < t.ndim()) return py::cast(TensorSlice{t, std::move(idx)});
+  return py::cast(t(idx));
+}
+
+// Tensor arithmetic, as TVM's operator overloads on te.Tensor (topi's elementwise operators):
+// an elementwise compute named `name` over tensors of one shape, with a Python number or a
+// scalar Expr broadcast to every element. Python numbers take the tensor's type.
+Tensor elementwise(ExprKind k, const char* name, const py::object& a, const py::object& b) {
+  const py::object& first = py::isinstance<Tensor>(a) ? a : b;
+  Tensor ref = first.cast<Tensor>();
+  for (const py::object* o : {&a, &b}) {
+    if (py::isinstance<Tensor>(*o)) {
+      Tensor t = o->cast<Tensor>();
+      if (t.shape() != ref.shape()) {
+        throw ExprError(str("tensor arithmetic '", name, "': tensor '", ref.name(), "' has shape ",
+                            shape_str(ref.shape()), " but tensor '", t.name(), "' has shape ",
+                            shape_str(t.shape()),
+                            "; elementwise operators take tensors of one shape or a scalar (TVM's "
+                            "topi broadcasts other shapes: write that as a te.compute)"));
+      }
+    } else if (!is_literal(*o) && !py::isinstance<Expr>(*o)) {
+      throw ExprError(str("tensor arithmetic '", name, "' with tensor '", ref.name(),
+                          "': the other operand must be a tensor of the same shape, a number or "
+                          "a scalar expression, got ",
+                          describe_py(*o)));
+    }
+  }
+  std::vector<std::string> axes;
+  for (int d = 0; d < ref.ndim(); ++d) axes.push_back(str("ax", d));
+  return compute(
+      ref.shape(),
+      [&](const std::vector<Var>& vars) {
+        std::vector<Expr> idx(vars.begin(), vars.end());
+        auto operand = [&](const py::object& o) -> py::object {
+          return py::isinstance<Tensor>(o) ? py::cast(o.cast<Tensor>()(idx)) : o;
+        };
+        return binary(k, operand(a), operand(b));
+      },
+      name, axes);
 }
 
 // A shape argument: an integer or a tuple/list of integers (ranges are checked by the core).
@@ -241,8 +303,8 @@ void bind_te(py::module_& m) {
            })
       .def("__repr__", [](const OperationNode& o) { return "Operation(" + o.name + ")"; });
 
-  py::class_<Tensor>(te, "Tensor")
-      .def_property_readonly("op", [](const Tensor& t) { return py_op(t.op()); })
+  py::class_<Tensor> tensor(te, "Tensor");
+  tensor.def_property_readonly("op", [](const Tensor& t) { return py_op(t.op()); })
       .def_property_readonly("name", &Tensor::name)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_name(t.dtype()); })
       .def_property_readonly("shape",
@@ -253,7 +315,7 @@ void bind_te(py::module_& m) {
                              })
       .def_property_readonly("ndim", &Tensor::ndim)
       .def("__getitem__",
-           [](const Tensor& t, const py::object& key) { return t(to_indices(t, key)); })
+           [](const Tensor& t, const py::object& key) { return index_tensor(t, key); })
       .def("__call__",
            [](const Tensor& t, py::args args) {
              std::vector<Expr> idx;
@@ -262,7 +324,57 @@ void bind_te(py::module_& m) {
            })
       .def("__eq__", [](const Tensor& a, const Tensor& b) { return a.op() == b.op(); })
       .def("__hash__", [](const Tensor& t) { return reinterpret_cast<intptr_t>(t.op().get()); })
+      .def("__neg__",
+           [](const Tensor& t) {
+             std::vector<std::string> axes;
+             for (int d = 0; d < t.ndim(); ++d) axes.push_back(str("ax", d));
+             return compute(
+                 t.shape(),
+                 [&](const std::vector<Var>& v) {
+                   return negate(t(std::vector<Expr>(v.begin(), v.end())));
+                 },
+                 "T_negative", axes);
+           })
       .def("__repr__", [](const Tensor& t) { return "Tensor(" + t.name() + ")"; });
+  // A + B, A * 2, 1 - A, ...: elementwise computes named as topi names them.
+  struct TensorOp {
+    const char* py;
+    ExprKind kind;
+    const char* name;
+    bool reflected;
+  };
+  static const TensorOp kTensorOps[] = {
+      {"__add__", ExprKind::kAdd, "T_add", false},
+      {"__radd__", ExprKind::kAdd, "T_add", true},
+      {"__sub__", ExprKind::kSub, "T_subtract", false},
+      {"__rsub__", ExprKind::kSub, "T_subtract", true},
+      {"__mul__", ExprKind::kMul, "T_multiply", false},
+      {"__rmul__", ExprKind::kMul, "T_multiply", true},
+      {"__truediv__", ExprKind::kDiv, "T_divide", false},
+      {"__rtruediv__", ExprKind::kDiv, "T_divide", true},
+      {"__floordiv__", ExprKind::kDiv, "T_floor_divide", false},
+      {"__rfloordiv__", ExprKind::kDiv, "T_floor_divide", true},
+      {"__mod__", ExprKind::kMod, "T_mod", false},
+      {"__rmod__", ExprKind::kMod, "T_mod", true},
+  };
+  for (const TensorOp& op : kTensorOps) {
+    tensor.def(op.py, [op](const py::object& self, const py::object& other) {
+      return op.reflected ? elementwise(op.kind, op.name, other, self)
+                          : elementwise(op.kind, op.name, self, other);
+    });
+  }
+
+  py::class_<TensorSlice> slice(te, "TensorSlice");
+  slice.def_property_readonly("tensor", [](const TensorSlice& s) { return s.tensor; })
+      .def("__getitem__",
+           [](const TensorSlice& s, const py::object& key) {
+             return index_tensor(s.tensor, key, s.indices);
+           })
+      .def("__repr__", [](const TensorSlice& s) {
+        return str("TensorSlice(", s.tensor.name(), ", ", s.indices.size(), " of ", s.tensor.ndim(),
+                   " indices)");
+      });
+  add_operators(slice);  // arithmetic on a partial read: the ExprError of the read (to_expr)
 
   te.def(
       "placeholder",

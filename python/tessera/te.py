@@ -10,6 +10,9 @@ with x.astype(...)). Python numbers take the type of the expression they meet. I
 and `%` are floor division and floor modulo (Python's semantics); float `/` is true division.
 Python's `and`/`or`/`not`/`if` cannot be overloaded: use `&`, `|`, `~`, te.all, te.any and
 te.if_then_else.
+
+As on TVM's te.Tensor, `A + B`, `A * 2`, `1 - A`, `-A` (and / // %) on tensors of one shape, or
+with a scalar, are elementwise computes (T_add, T_multiply, ...), and `A[i][j]` reads A[i, j].
 """
 import builtins
 import inspect

@@ -8,6 +8,7 @@ with the same tuner and seed."""
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -157,9 +158,11 @@ def test_a_measurement_that_hangs_is_a_timeout_within_its_limit_and_the_job_goes
     trials = BATCH  # one batch: its wall time bounds the hung measurement's
     victim = random.Random(SEED).choice(
         [r for r in local_log[:trials] if r["result"]["status"] == "ok"])
-    for fault, message in ((farm_faults.HangPolling, "exceeded its time limit of 1 s$"),
-                           (farm_faults.Hang, "did not stop within 0.5 s of its cancellation")):
-        ex = farm.RayExecutor(ADDRESS, timeout=1.0, abandon_grace=0.5,
+    # A limit well above a measurement of this task even on a loaded machine (0.05 s idle).
+    for fault, message in ((farm_faults.HangPolling, "exceeded its time limit of 3 s$"),
+                           (farm_faults.Hang, "did not stop within 1 s of its cancellation; it was "
+                                             "abandoned$")):
+        ex = farm.RayExecutor(ADDRESS, timeout=3.0, abandon_grace=1.0,
                               measurement=fault(config_text(victim), str(tmp_path / "m")))
         log = tmp_path / f"{fault.__name__}.jsonl"
         t0 = time.monotonic()
@@ -168,15 +171,15 @@ def test_a_measurement_that_hangs_is_a_timeout_within_its_limit_and_the_job_goes
         got = records(log)
         hung = got[victim["trial"]]
         assert hung["result"]["status"] == "timeout", hung
-        assert hung["result"]["message"].startswith("measurement exceeded its time limit of 1 s")
-        assert __import__("re").search(message, hung["result"]["message"])
+        assert hung["result"]["message"].startswith("measurement exceeded its time limit of 3 s")
+        assert re.search(message, hung["result"]["message"])
         # Every other trial as the local runner had it (a duplicate of the hung one aside).
         for r, want in zip(got, local_log[:trials]):
             if r["trial"] != victim["trial"] and r["result"].get("duplicate_of") != victim["trial"]:
                 assert r == want
         # The limit and its grace, plus a worker's start when one was stopped.
-        assert wall < 1.0 + 0.5 + 6.0, wall
-        assert ex.killed == (1 if fault is farm_faults.Hang else 0)
+        assert wall < 3.0 + 1.0 + 6.0, wall
+        assert ex.killed == 0  # the workers stopped the measurement themselves
 
 
 @needs_cluster

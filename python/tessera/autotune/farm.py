@@ -20,9 +20,10 @@ Faults (docs in the README's farm section):
   measurement that kills its worker every time is recorded as an internal error.
 - the time limit (`timeout`, per measurement): the worker measures with a LocalExecutor of one
   thread and that limit, so a measurement that overruns is cancelled and recorded as a timeout
-  exactly as locally. One that does not stop within `abandon_grace` seconds of its cancellation is
-  stopped by force: the driver cancels the Ray task, which kills its worker process (Ray starts
-  another), and records a timeout; the job goes on.
+  exactly as locally; one that does not stop within `abandon_grace` seconds of its cancellation is
+  abandoned and recorded as a timeout, as locally, and its worker process then exits (a thread
+  cannot be stopped; Ray starts another worker). A worker that cannot answer at all is stopped
+  by force by the driver (`unresponsive_seconds`). The job goes on.
 - back-pressure: at most `max_in_flight` measurements are submitted at once (default: twice the
   cluster's CPUs, so every worker has its next measurement waiting), whatever the batch size.
 - an address that cannot be reached fails at once with a FarmError naming it.
@@ -37,6 +38,7 @@ line in make_executor's table.
 import collections
 import os
 import socket
+import threading
 import time
 
 from .. import UserError
@@ -82,7 +84,8 @@ class Measurement:
 
 _WORKER_CACHE_SIZE = 32
 _worker_tasks = collections.OrderedDict()  # (name, key, target) -> (TuningTask, Target)
-_worker_executors = {}                     # (name, timeout) -> LocalExecutor
+_worker_executors = {}                     # (name, timeout, grace) -> LocalExecutor
+_RETIRE_SECONDS = 1.0
 
 
 def _worker_task(measurement, key_text, target_json):
@@ -99,20 +102,25 @@ def _worker_task(measurement, key_text, target_json):
     return hit
 
 
-def measure_on_worker(measurement, key_text, config_text, target_json, timeout):
+def measure_on_worker(measurement, key_text, config_text, target_json, timeout, grace):
     """One measurement, as a worker runs it: the task rebuilt from its key (cached per process, so
     a worker stays warm), the config from its canonical JSON, measured by a one-thread
-    LocalExecutor with the time limit (cancellation as locally; the driver stops by force one that
-    does not stop). Returns the result as a dict (MeasureResult.to_dict)."""
+    LocalExecutor with the time limit and grace, so that an overrun is recorded exactly as
+    locally. Returns the result as a dict (MeasureResult.to_dict)."""
     task, target = _worker_task(measurement, key_text, target_json)
     config = task.space.from_text(config_text)
-    ex = _worker_executors.get((measurement.name, timeout))
+    ex = _worker_executors.get((measurement.name, timeout, grace))
     if ex is None:
-        # The grace is the driver's to enforce (it kills the process): never abandon a thread here.
         ex = LocalExecutor(measurement.function(), workers=1, timeout=timeout,
-                           abandon_grace=1e9)
-        _worker_executors[(measurement.name, timeout)] = ex
+                           abandon_grace=grace)
+        _worker_executors[(measurement.name, timeout, grace)] = ex
+    abandoned = ex.abandoned_count
     [result] = ex.measure(task, [config], target)
+    if ex.abandoned_count != abandoned:
+        # The measurement runs on in a thread that cannot be stopped: this process retires once
+        # its answer is on the way (Ray starts another worker, and runs again whatever it had
+        # already sent here).
+        threading.Timer(_RETIRE_SECONDS, os._exit, (0,)).start()
     return result.to_dict()
 
 
@@ -169,10 +177,15 @@ class RayExecutor(Executor):
     docstring. `address`: HOST:PORT or 'auto'. `timeout`: seconds per measurement (0: none);
     `abandon_grace`: seconds after cancellation before the worker is stopped by force.
     `max_in_flight`: measurements submitted at once (default 2 x the cluster's CPUs).
-    `max_retries`: runs again after a worker dies. `measurement`: a Measurement."""
+    `max_retries`: runs again after a worker dies. `measurement`: a Measurement.
+    `unresponsive_seconds`: a worker that has not answered this long after a measurement's limit
+    and grace (counted from when the measurement is estimated to have started) is stopped by
+    force and the measurement recorded as a timeout: the last resort for a worker that cannot
+    answer at all (its Python is stuck), since a worker enforces the limit itself."""
 
     def __init__(self, address="auto", *, timeout=0.0, abandon_grace=1.0, max_in_flight=None,
-                 max_retries=DEFAULT_MAX_RETRIES, measurement=None, connect_timeout=5.0):
+                 max_retries=DEFAULT_MAX_RETRIES, measurement=None, connect_timeout=5.0,
+                 unresponsive_seconds=30.0):
         Executor.__init__(self)
         if timeout < 0 or abandon_grace < 0:
             raise FarmError(f"Ray executor: timeout {timeout} and abandon_grace "
@@ -185,6 +198,7 @@ class RayExecutor(Executor):
         self.address = address
         self.timeout = float(timeout)
         self.abandon_grace = float(abandon_grace)
+        self.unresponsive_seconds = float(unresponsive_seconds)
         self.max_retries = int(max_retries)
         self.measurement = measurement or Measurement()
         self._ray = ray = connect(address, connect_timeout)
@@ -197,7 +211,7 @@ class RayExecutor(Executor):
             num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)
         self._measurement_ref = ray.put(self.measurement)
         self._tasks = {}  # what workers will rebuild, checked once here
-        self.killed = 0   # workers stopped by force (a measurement that did not stop)
+        self.killed = 0   # workers stopped by force (they did not answer)
         self.batches = 0
 
     def _check_task(self, task, target_json):
@@ -224,11 +238,12 @@ class RayExecutor(Executor):
         results = [None] * len(configs)
         pending = {}  # ref -> [index, estimated start], in submission order
         nxt = 0
-        limit = self.timeout + self.abandon_grace if self.timeout > 0 else None
+        limit = (self.timeout + self.abandon_grace + self.unresponsive_seconds
+                 if self.timeout > 0 else None)
         while nxt < len(configs) or pending:
             while nxt < len(configs) and len(pending) < self.max_in_flight:
                 ref = self._remote.remote(self._measurement_ref, key_text, configs[nxt],
-                                          target_json, self.timeout)
+                                          target_json, self.timeout, self.abandon_grace)
                 pending[ref] = [nxt, None]
                 nxt += 1
             now = time.monotonic()
@@ -253,9 +268,9 @@ class RayExecutor(Executor):
                         self.killed += 1
                         results[i] = MeasureResult.failure(
                             "timeout", f"measurement exceeded its time limit of "
-                            f"{self.timeout:g} s and did not stop within "
-                            f"{self.abandon_grace:g} s of its cancellation; its Ray worker "
-                            "was stopped")
+                            f"{self.timeout:g} s and its Ray worker did not answer "
+                            f"{self.abandon_grace + self.unresponsive_seconds:g} s after "
+                            "it; the worker was stopped")
         self.batches += 1
         return results
 

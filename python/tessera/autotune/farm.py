@@ -111,6 +111,8 @@ def measure_on_worker(measurement, key_text, config_text, target_json, timeout, 
     config = task.space.from_text(config_text)
     ex = _worker_executors.get((measurement.name, timeout, grace))
     if ex is None:
+        if len(_worker_executors) >= _WORKER_CACHE_SIZE:
+            _worker_executors.clear()
         ex = LocalExecutor(measurement.function(), workers=1, timeout=timeout,
                            abandon_grace=grace)
         _worker_executors[(measurement.name, timeout, grace)] = ex

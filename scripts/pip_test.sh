@@ -25,7 +25,8 @@ t0=$(date +%s)
 /usr/bin/python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
 # The wheel's CMake tree is kept in build/wheel: a rerun rebuilds only what changed.
-"$py" -m pip install -q --disable-pip-version-check -C build-dir="$root/build/wheel" "$root[farm]"
+"$py" -m pip install -q --disable-pip-version-check \
+  --config-settings=build-dir="$root/build/wheel" "$root[farm]"
 t1=$(date +%s)
 echo "pip_test: pip install .[farm] into a fresh venv: $((t1 - t0)) s"
 

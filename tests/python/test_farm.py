@@ -135,6 +135,13 @@ def test_the_same_seed_on_the_cluster_gives_the_local_runners_log(cluster, local
 
 
 @needs_cluster
+def test_a_process_on_one_cluster_cannot_ask_for_another(cluster):
+    with pytest.raises(farm.FarmError, match="connected to the Ray cluster at .*cannot also "
+                       "measure on 127.0.0.1:9"):
+        farm.RayExecutor("127.0.0.1:9")
+
+
+@needs_cluster
 def test_back_pressure_keeps_the_log_with_one_measurement_in_flight(cluster, local_log, tmp_path):
     tune(farm.RayExecutor(ADDRESS, max_in_flight=1), tmp_path / "ray.jsonl", trials=BATCH)
     assert records(tmp_path / "ray.jsonl") == local_log[:BATCH]

@@ -150,15 +150,22 @@ def _probe(address, seconds):
                         f"`ray start --head --port={port}` running there?)") from None
 
 
+_connected = None  # the address this process connected to
+
+
 def connect(address="auto", connect_timeout=5.0):
     """Connects this process to the Ray cluster at `address` (HOST:PORT, or 'auto': the cluster
     started on this machine, or RAY_ADDRESS). Returns the `ray` module. FarmError naming the
     address when it cannot be reached; a process already connected keeps its connection."""
+    global _connected
     import ray
-    if ray.is_initialized():
-        return ray
     if not address:
         raise FarmError("no Ray address: give HOST:PORT of the head node or 'auto'")
+    if ray.is_initialized():
+        if address in ("auto", _connected) or _connected is None:
+            return ray
+        raise FarmError(f"this process is connected to the Ray cluster at {_connected}; it "
+                        f"cannot also measure on {address} (one cluster per process)")
     if address != "auto":
         _probe(address, connect_timeout)
     try:
@@ -167,6 +174,7 @@ def connect(address="auto", connect_timeout=5.0):
     except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
         where = "auto (no cluster started on this machine?)" if address == "auto" else address
         raise FarmError(f"cannot connect to the Ray cluster at {where}: {e}") from None
+    _connected = address
     return ray
 
 

@@ -29,6 +29,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+# The cluster's workers import tessera from this tree (a farm installs the package instead).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [os.path.abspath(os.path.join(ROOT, "python"))] + os.environ.get("PYTHONPATH", "").split(
+        os.pathsep)).rstrip(os.pathsep)
 
 from tessera import autotune as at  # noqa: E402
 from tessera import npu  # noqa: E402

@@ -20,6 +20,7 @@ import glob
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -159,6 +160,7 @@ def main():
                     os.kill(int(p), 9)
                 except OSError:
                     pass
+            shutil.rmtree(temp, ignore_errors=True)
 
     load = os.getloadavg()[0]
     lines = [f"| engine | how | wall s ({n} measurements) | measurements/s | x local-1 |",

@@ -159,17 +159,18 @@ std::vector<MeasureResult> LocalExecutor::measure(const MeasureBatch& batch) {
     const auto now = Clock::now();
     for (auto& job : jobs) {
       if (job->phase == Job::Phase::kDone || job->phase == Job::Phase::kAbandoned) continue;
-      finished = false;
-      if (!limited || job->phase != Job::Phase::kRunning) continue;
-      const auto cancel_at = job->start + limit;
-      const auto abandon_at = cancel_at + grace;
-      if (now >= cancel_at) job->cancel->store(true);
-      if (now >= abandon_at) {
-        abandon(*job);
-        continue;
+      if (limited && job->phase == Job::Phase::kRunning) {
+        const auto cancel_at = job->start + limit;
+        const auto abandon_at = cancel_at + grace;
+        if (now >= cancel_at) job->cancel->store(true);
+        if (now >= abandon_at) {
+          abandon(*job);  // over: a batch whose last job is abandoned must not wait on
+          continue;
+        }
+        const auto next = now < cancel_at ? cancel_at : abandon_at;
+        if (!wake || next < *wake) wake = next;
       }
-      const auto next = now < cancel_at ? cancel_at : abandon_at;
-      if (!wake || next < *wake) wake = next;
+      finished = false;
     }
     if (finished) break;
     if (wake)

@@ -4,6 +4,7 @@
 #   Debian packages: C++ libraries (GoogleTest, pybind11, nlohmann-json, Halide 14, XGBoost, OpenMP)
 #   .venv (pip):     numpy, pytest, tqdm (tuning progress bar), matplotlib (tuning-curve plots),
 #                    optuna (TPE, the outside search peer of benchmarks/tuner)
+#                    ray (the build farm: tessera.autotune.farm), scikit-build-core (pip install .)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,9 +27,10 @@ fi
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import numpy, pytest, tqdm, matplotlib, optuna" 2>/dev/null; then
+if ! .venv/bin/python -c "import numpy, pytest, tqdm, matplotlib, optuna, ray, scikit_build_core" \
+    2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "numpy>=1.24,<3" "pytest>=7" \
-    "tqdm>=4.64" "matplotlib>=3.6" "optuna>=3.0"
+    "tqdm>=4.64" "matplotlib>=3.6" "optuna>=3.0" "ray>=2.9,<3" "scikit-build-core>=0.10"
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \

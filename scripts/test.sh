@@ -7,3 +7,5 @@ cd "$root"
 "$root/scripts/fuzz.sh"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 PYTHONPATH="$root/python" .venv/bin/python -m pytest -q tests/python
+"$root/scripts/farm_test.sh"
+"$root/scripts/pip_test.sh"

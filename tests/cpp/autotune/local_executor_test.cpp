@@ -163,6 +163,29 @@ TEST(LocalExecutor, a_result_returned_after_the_limit_is_a_timeout) {
   EXPECT_EQ(run(ex, task, all_configs(task))[0].status, MeasureStatus::kTimeout);
 }
 
+// The abandoned measurement is the batch's last one running: nothing else will wake the batch.
+TEST(LocalExecutor, a_batch_whose_last_measurement_is_abandoned_returns) {
+  TuningTask task = counting_task(3);
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  LocalExecutorOptions o;
+  o.workers = 1;
+  o.timeout_seconds = 0.03;
+  o.abandon_grace_seconds = 0.03;
+  {
+    LocalExecutor ex(
+        [release](const MeasureInput&, const MeasureContext&) {
+          while (!release->load()) std::this_thread::sleep_for(milliseconds(1));  // hung
+          return MeasureResult::success(100);
+        },
+        o);
+    std::vector<MeasureResult> r = run(ex, task, {task.space.at(0)});
+    EXPECT_EQ(r[0].status, MeasureStatus::kTimeout);
+    EXPECT_EQ(ex.abandoned_count(), 1);
+  }
+  release->store(true);
+  std::this_thread::sleep_for(milliseconds(20));
+}
+
 TEST(LocalExecutor, a_measurement_that_never_polls_is_abandoned_and_the_pool_goes_on) {
   TuningTask task = counting_task(3);
   auto release = std::make_shared<std::atomic<bool>>(false);

@@ -1,0 +1,253 @@
+"""The build farm (tessera.autotune.farm): tuning measured on a Ray cluster gives the local
+runner's log, whatever dies on the way. Run by scripts/farm_test.sh, which starts a cluster of
+this machine on loopback (a head and two one-CPU worker nodes) and passes its address in
+TESSERA_FARM_ADDRESS; without it the cluster tests are skipped (the others run everywhere).
+
+Logs are compared record by record, timestamps aside; the reference is the local thread pool
+with the same tuner and seed."""
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tessera import autotune as at
+from tessera.autotune import farm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import farm_faults  # noqa: E402
+from farm_job import ARGS  # noqa: E402
+
+ADDRESS = os.environ.get("TESSERA_FARM_ADDRESS")
+needs_cluster = pytest.mark.skipif(not ADDRESS, reason="needs the Ray cluster of "
+                                   "scripts/farm_test.sh (TESSERA_FARM_ADDRESS)")
+TRIALS, BATCH, SEED = 24, 8, 7
+
+
+def task():
+    return at.NpuTask("conv2d", ARGS)
+
+
+def records(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            r.pop("timestamp")
+            out.append(r)
+    return out
+
+
+def tune(executor, log, trials=TRIALS, seed=SEED, tuner="xgb"):
+    t = task()
+    return at.tune(t.tuning, at.make_tuner(tuner, t.tuning, seed=seed), executor,
+                   target=t.target, trials=trials, batch_size=BATCH, log=str(log))
+
+
+@pytest.fixture(scope="module")
+def local_log(tmp_path_factory):
+    log = tmp_path_factory.mktemp("local") / "local.jsonl"
+    tune(at.LocalExecutor(at.measure_npu, workers=2), log)
+    recs = records(log)
+    assert [r["trial"] for r in recs] == list(range(TRIALS))
+    assert sum(r["result"]["status"] == "ok" for r in recs) >= TRIALS // 2
+    return recs
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    farm_faults.ship_by_value()
+    ray = farm.connect(ADDRESS)
+    yield ray
+    ray.shutdown()
+
+
+def seeded_trial(recs, salt):
+    """A trial that ran (so its measurement reaches the fault), chosen by a fixed seed."""
+    ok = [r for r in recs if r["result"]["status"] == "ok" and "duplicate_of" not in r["result"]]
+    return random.Random(f"{SEED}-{salt}").choice(ok[BATCH:])  # not in the first batch
+
+
+def config_text(record):
+    return json.dumps(record["config"], sort_keys=True, separators=(",", ":"))
+
+
+# --- without a cluster ---------------------------------------------------------------------
+
+def test_an_unreachable_address_fails_fast_naming_it():
+    t0 = time.monotonic()
+    with pytest.raises(farm.FarmError, match=r"cannot reach the Ray cluster at 127\.0\.0\.1:9"):
+        farm.RayExecutor("127.0.0.1:9")
+    assert time.monotonic() - t0 < 10
+
+
+def test_an_address_without_a_port_is_rejected_saying_what_is_legal():
+    with pytest.raises(farm.FarmError, match="'headnode' is not HOST:PORT"):
+        farm.connect("headnode")
+
+
+def test_an_unknown_engine_is_rejected_listing_the_engines():
+    with pytest.raises(farm.FarmError, match="no executor engine 'mpi'; the engines: local, ray"):
+        farm.make_executor("mpi")
+
+
+def test_a_key_of_no_template_is_an_error_naming_it_and_the_templates():
+    target = task().target.to_json()
+    with pytest.raises(at.ConfigError, match="no NPU template named 'convolution'.*conv2d"):
+        farm.task_from_key('{"args":{},"template":"convolution"}', target)
+    t = farm.task_from_key(task().key_text, target)
+    assert t.key_text == task().key_text and t.space.size == task().space_size
+
+
+def test_the_cli_arguments_make_the_local_pool_or_ask_for_ray():
+    import argparse
+    p = farm.add_executor_arguments(argparse.ArgumentParser())
+    p.add_argument("--workers", type=int, default=1)
+    a = p.parse_args(["--workers", "2", "--timeout", "3"])
+    ex = farm.make_executor_from_args(a)
+    assert isinstance(ex, at.LocalExecutor) and ex.workers == 2
+    a = p.parse_args(["--ray", "127.0.0.1:9"])
+    assert a.ray == "127.0.0.1:9" and a.timeout == 0.0
+    with pytest.raises(farm.FarmError, match="127.0.0.1:9"):
+        farm.make_executor_from_args(a)
+    # A command with its own --timeout keeps it.
+    p = argparse.ArgumentParser()
+    p.add_argument("--timeout", type=float, default=5.0)
+    a = farm.add_executor_arguments(p, timeout=False).parse_args(["--ray", "auto"])
+    assert a.ray == "auto" and a.timeout == 5.0
+
+
+# --- on the cluster ------------------------------------------------------------------------
+
+@needs_cluster
+def test_the_same_seed_on_the_cluster_gives_the_local_runners_log(cluster, local_log, tmp_path):
+    ex = farm.RayExecutor(ADDRESS)
+    assert ex.cpus == 2
+    tune(ex, tmp_path / "ray.jsonl")
+    assert records(tmp_path / "ray.jsonl") == local_log
+    assert ex.killed == 0 and ex.batches == TRIALS // BATCH
+
+
+@needs_cluster
+def test_a_process_on_one_cluster_cannot_ask_for_another(cluster):
+    with pytest.raises(farm.FarmError, match="connected to the Ray cluster at .*cannot also "
+                       "measure on 127.0.0.1:9"):
+        farm.RayExecutor("127.0.0.1:9")
+
+
+@needs_cluster
+def test_back_pressure_keeps_the_log_with_one_measurement_in_flight(cluster, local_log, tmp_path):
+    tune(farm.RayExecutor(ADDRESS, max_in_flight=1), tmp_path / "ray.jsonl", trials=BATCH)
+    assert records(tmp_path / "ray.jsonl") == local_log[:BATCH]
+
+
+@needs_cluster
+def test_a_worker_killed_mid_batch_is_retried_and_the_log_is_unchanged(cluster, local_log,
+                                                                      tmp_path):
+    victim = seeded_trial(local_log, "worker")
+    marker = tmp_path / "killed"
+    ex = farm.RayExecutor(ADDRESS, measurement=farm_faults.KillWorker(config_text(victim),
+                                                                      str(marker)))
+    tune(ex, tmp_path / "ray.jsonl")
+    assert marker.exists(), "the fault never happened"
+    assert records(tmp_path / "ray.jsonl") == local_log
+
+
+@needs_cluster
+def test_a_measurement_that_hangs_is_a_timeout_within_its_limit_and_the_job_goes_on(
+        cluster, local_log, tmp_path):
+    trials = BATCH  # one batch: its wall time bounds the hung measurement's
+    victim = random.Random(SEED).choice(
+        [r for r in local_log[:trials] if r["result"]["status"] == "ok"])
+    # A limit well above a measurement of this task even on a loaded machine (0.05 s idle).
+    for fault, message in ((farm_faults.HangPolling, "exceeded its time limit of 3 s$"),
+                           (farm_faults.Hang, "did not stop within 1 s of its cancellation; it was "
+                                             "abandoned$")):
+        ex = farm.RayExecutor(ADDRESS, timeout=3.0, abandon_grace=1.0,
+                              measurement=fault(config_text(victim), str(tmp_path / "m")))
+        log = tmp_path / f"{fault.__name__}.jsonl"
+        t0 = time.monotonic()
+        tune(ex, log, trials=trials)
+        wall = time.monotonic() - t0
+        got = records(log)
+        hung = got[victim["trial"]]
+        assert hung["result"]["status"] == "timeout", hung
+        assert hung["result"]["message"].startswith("measurement exceeded its time limit of 3 s")
+        assert re.search(message, hung["result"]["message"])
+        # Every other trial as the local runner had it (a duplicate of the hung one aside).
+        for r, want in zip(got, local_log[:trials]):
+            if r["trial"] != victim["trial"] and r["result"].get("duplicate_of") != victim["trial"]:
+                assert r == want
+        # The limit and its grace, plus a worker's start when one was stopped.
+        assert wall < 3.0 + 1.0 + 6.0, wall
+        assert ex.killed == 0  # the workers stopped the measurement themselves
+
+
+@needs_cluster
+def test_the_driver_killed_mid_job_resumes_to_the_same_log(cluster, local_log, tmp_path):
+    log = tmp_path / "job.jsonl"
+    cmd = [sys.executable, os.path.join(HERE, "farm_job.py"), str(log), ADDRESS, str(TRIALS),
+           str(BATCH), str(SEED), "0.1"]
+    kill_after = random.Random(f"{SEED}-driver").choice([BATCH, 2 * BATCH])  # lines in the log
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        if log.exists() and sum(1 for _ in open(log)) >= kill_after:
+            break
+        time.sleep(0.05)
+    assert p.poll() is None, "the job ended before it could be killed: " + p.stdout.read()
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    done = len(records(log))
+    assert kill_after <= done < TRIALS
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"resumed {done}" in out.stdout
+    assert records(log) == local_log
+
+
+@needs_cluster
+def test_a_worker_node_lost_mid_job_leaves_the_log_unchanged(cluster, local_log, tmp_path):
+    """Last: it removes a node, then starts it again for whatever runs after."""
+    victim = seeded_trial(local_log, "node")
+    marker = tmp_path / "raylet"
+    ex = farm.RayExecutor(ADDRESS, measurement=farm_faults.KillNode(config_text(victim),
+                                                                    str(marker)))
+    try:
+        tune(ex, tmp_path / "ray.jsonl")
+        assert marker.exists(), "the fault never happened"
+        assert records(tmp_path / "ray.jsonl") == local_log
+        assert _alive_worker_nodes(cluster, want=1) == 1, "a worker node should have gone"
+    finally:
+        _restart_lost_nodes(cluster)
+
+
+def _alive_worker_nodes(ray, want, seconds=30):
+    """The number of alive worker nodes, once it is `want` (or after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        n = sum(1 for x in ray.nodes() if x["Alive"] and x["Resources"].get("CPU"))
+        if n == want or time.monotonic() > deadline:
+            return n
+        time.sleep(0.5)
+
+
+def _restart_lost_nodes(ray):
+    nodes = os.environ.get("TESSERA_FARM_NODES", "").split()
+    _alive_worker_nodes(ray, want=len(nodes) - 1)
+    alive = {x["NodeManagerAddress"] for x in ray.nodes() if x["Alive"]}
+    for ip in nodes:
+        if ip in alive:
+            continue
+        subprocess.run([os.path.join(os.path.dirname(sys.executable), "ray"), "start",
+                        f"--address={ADDRESS}", f"--node-ip-address={ip}", "--num-cpus=1",
+                        "--disable-usage-stats", "--object-store-memory=80000000",
+                        f"--temp-dir={os.environ['TESSERA_FARM_TEMP']}"],
+                       check=True, capture_output=True, timeout=120)
+    assert _alive_worker_nodes(ray, want=len(nodes)) == len(nodes)

@@ -173,6 +173,12 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   Stage a = sch[acc];
   a.compute_at(sch[Y], t.innermost());
   sch[ys].compute_at(sch[Y], t.innermost());
+  // The requantize is one vector instruction per iteration of its outer loop (it folds the two
+  // inner ones): with more output blocks than rows in a tile, the rows go outside.
+  if (std::min(p.tile_kb, KB) > std::min(p.tile_oh, OH)) {
+    const auto& yx = ys.op()->axis;
+    sch[ys].reorder({yx[1], yx[0], yx[2], yx[3]});
+  }
   const auto& ax = acc.op()->axis;
   std::vector<IterVar> loops;
   IterVar rci = rc;

@@ -60,7 +60,7 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
     m.gemms(steps / (ext.back() * ext[ext.size() - 2]), steps);
     m.vectors(tiles * double(kb), outputs);
   }
-  m.vectors(tiles * double(kb), outputs);  // requantize
+  m.vectors(tiles * double(std::min(kb, oh)), outputs);  // requantize: the outer of kb, oh
   const bool rows = p.input_load != InputLoad::kWindow && conv_skips_rows(sh);
   const bool cols = p.input_load == InputLoad::kStrided && conv_skips_cols(sh);
   const double in_rows =

@@ -287,6 +287,9 @@ def test_conv2d_gives_the_same_bits_for_any_tiling(params, target):
                                    input_load="strided", order=["ow", "kb", "oh"])),
     (17, 7, 9, 18, 1, 1, 0, dict(tile_kb=2, tile_oh=7, tile_ow=9, tile_cb=2)),
     (5, 11, 9, 17, 5, 2, 2, dict(tile_kb=2, tile_oh=3, tile_ow=2, tile_cb=1, db_output=False)),
+    # A tail tile of whole-width rows, more output blocks than rows (requantized rows outside).
+    (40, 14, 14, 70, 1, 2, 0, dict(tile_kb=5, tile_oh=3, tile_ow=7, tile_cb=1,
+                                   input_load="strided_rows")),
 ])
 @on_every_target
 def test_conv2d_fold_blocks_matches_numpy(C, H, W, K, R, stride, pad, params, target):
@@ -297,6 +300,16 @@ def test_conv2d_fold_blocks_matches_numpy(C, H, W, K, R, stride, pad, params, ta
     blocks = {"tile_kb": -(-K // target.block), "tile_cb": -(-C // target.block)}
     params = {k: min(v, blocks[k]) if k in blocks else v for k, v in params.items()}
     assert_bits_equal(run_conv2d(x, w, stride, pad, q, target, fold="blocks", **params), ref)
+
+
+@on_every_target
+def test_conv2d_tiles_of_whole_rows_store_with_one_dma_each_even_with_a_tail(target):
+    # 7 output rows in tiles of 3 (3, 3, 1) of every output block: each tile's rows continue
+    # its columns in DDR, so the tail guard only ends the transfer early.
+    op = ops.conv2d(C=16, H=14, W=14, K=4 * target.block, R=1, S=1, stride=2, pad=0,
+                    multiplier=MULT, shift=8, tile_kb=4, tile_oh=3, tile_ow=7, fold="blocks",
+                    input_load="strided_rows", target=target)
+    assert build(op, target).timing()["insn_count"]["store"] == 3
 
 
 # ---- depthwise conv2d ----------------------------------------------------------------------

@@ -14,6 +14,43 @@ std::string knob_names(const std::vector<Knob>& knobs) {
 
 }  // namespace
 
+const char* split_policy_name(SplitPolicy policy) {
+  switch (policy) {
+    case SplitPolicy::kAll:
+      return "all";
+    case SplitPolicy::kFactors:
+      return "factors";
+  }
+  throw InternalError("unknown SplitPolicy");
+}
+
+SplitPolicy parse_split_policy(const std::string& name) {
+  for (SplitPolicy p : {SplitPolicy::kAll, SplitPolicy::kFactors})
+    if (name == split_policy_name(p)) return p;
+  throw ConfigError(str("unknown split policy '", name,
+                        "'; the policies: all (every candidate factor), factors (divisors only)"));
+}
+
+ConfigSpace ConfigSpace::with_split_policy(SplitPolicy policy) const {
+  if (policy == SplitPolicy::kAll) return *this;
+  ConfigSpace out;
+  for (const Knob& k : knobs_) {
+    if (k.kind() != KnobKind::kSplit) {
+      out.add(k);
+      continue;
+    }
+    std::vector<int64_t> factors;
+    for (uint32_t v = 0; v < k.size(); ++v)
+      if (k.extent() % k.factor(v) == 0) factors.push_back(k.factor(v));
+    if (factors.empty())
+      throw ConfigError(str("split policy 'factors': split knob '", k.name(),
+                            "' has no candidate factor that divides its extent ", k.extent()));
+    out.add(Knob::split(k.name(), k.extent(), std::move(factors), /*allow_tails=*/false));
+  }
+  out.validity_ = validity_;
+  return out;
+}
+
 ConfigSpace& ConfigSpace::add(Knob knob) {
   for (const auto& k : knobs_)
     if (k.name() == knob.name())

@@ -9,6 +9,11 @@
 // canonical text: equal configs of equal spaces give equal bytes. from_json() requires exactly
 // the space's knobs; an error names the knob and says what is legal.
 //
+// Split policy (as AutoTVM's define_split policies): `all` keeps every candidate factor the
+// template lists (tails included where it handles them); `factors` keeps only the divisors of
+// each split knob's extent, a much smaller space that can be swept exhaustively. The policy is a
+// property of the task (its key names a non-default one, so logs of two spaces never mix).
+//
 // Validity: an optional predicate over (space, config), e.g. the on-chip footprint computed from
 // the knobs. It must be cheap (the search calls it for every candidate), pure and deterministic.
 #pragma once
@@ -26,6 +31,13 @@ namespace tessera::autotune {
 
 class ConfigSpace;
 using ValidityCheck = std::function<bool(const ConfigSpace&, const Config&)>;
+
+enum class SplitPolicy { kAll, kFactors };
+
+// "all", "factors".
+const char* split_policy_name(SplitPolicy policy);
+// ConfigError naming the legal policies for any other text.
+SplitPolicy parse_split_policy(const std::string& name);
 
 class ConfigSpace {
  public:
@@ -57,6 +69,10 @@ class ConfigSpace {
   const std::string& choice(const Config& config, const std::string& knob) const;
   std::vector<std::string> permutation(const Config& config, const std::string& knob) const;
   bool flag(const Config& config, const std::string& knob) const;
+
+  // The same space (knobs in the same order, the same validity check) under a split policy: for
+  // `factors`, each split knob keeps only its candidates that divide its extent (no tails).
+  ConfigSpace with_split_policy(SplitPolicy policy) const;
 
   // {"size": "..." (decimal string: may exceed 2^53), "knobs": [Knob::describe()...]}.
   nlohmann::json describe() const;

@@ -2,7 +2,8 @@
 # Installs every dependency tessera needs on a fresh Debian 12 machine and builds it.
 # Idempotent: packages already present are not reinstalled; the build is incremental.
 #   Debian packages: C++ libraries (GoogleTest, pybind11, nlohmann-json, Halide 14, XGBoost, OpenMP)
-#   .venv (pip):     numpy, pytest, tqdm (tuning progress bar), matplotlib (tuning-curve plots)
+#   .venv (pip):     numpy, pytest, tqdm (tuning progress bar), matplotlib (tuning-curve plots),
+#                    optuna (TPE, the outside search peer of benchmarks/tuner)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,9 +26,9 @@ fi
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import numpy, pytest, tqdm, matplotlib" 2>/dev/null; then
+if ! .venv/bin/python -c "import numpy, pytest, tqdm, matplotlib, optuna" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "numpy>=1.24,<3" "pytest>=7" \
-    "tqdm>=4.64" "matplotlib>=3.6"
+    "tqdm>=4.64" "matplotlib>=3.6" "optuna>=3.0"
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \

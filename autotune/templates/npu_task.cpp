@@ -6,13 +6,16 @@
 namespace tessera {
 
 NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
-                      const npu::Target& target) {
+                      const npu::Target& target, autotune::SplitPolicy split_policy) {
   NpuTask t;
   t.tmpl = &npu_template(tmpl);
   t.args = t.tmpl->canonical_args(args);
   t.target = target;
+  t.split_policy = split_policy;
   t.tuning.key = {{"template", t.tmpl->name}, {"args", t.args}};
-  t.tuning.space = t.tmpl->space(t.args, target);
+  if (split_policy != autotune::SplitPolicy::kAll)
+    t.tuning.key["split_policy"] = autotune::split_policy_name(split_policy);
+  t.tuning.space = t.tmpl->space(t.args, target).with_split_policy(split_policy);
   return t;
 }
 
@@ -22,11 +25,29 @@ NpuTask npu_task_from_key(const nlohmann::json& key, const npu::Target& target) 
     throw autotune::ConfigError(
         str("task key ", key.dump(), " is not {\"template\": name, \"args\": {...}}"));
   }
-  return make_npu_task(key["template"].get<std::string>(), key["args"], target);
+  autotune::SplitPolicy policy = autotune::SplitPolicy::kAll;
+  if (key.contains("split_policy")) {
+    if (!key["split_policy"].is_string())
+      throw autotune::ConfigError(str("task key ", key.dump(),
+                                      ": \"split_policy\" must be \"all\" or \"factors\""));
+    policy = autotune::parse_split_policy(key["split_policy"].get<std::string>());
+  }
+  return make_npu_task(key["template"].get<std::string>(), key["args"], target, policy);
 }
 
 autotune::Config default_config(const NpuTask& task) {
-  return task.tmpl->default_config(task.args, task.tuning.space, task.target);
+  if (task.split_policy == autotune::SplitPolicy::kAll)
+    return task.tmpl->default_config(task.args, task.tuning.space, task.target);
+  const autotune::ConfigSpace full = task.tmpl->space(task.args, task.target);
+  nlohmann::json values = full.to_json(task.tmpl->default_config(task.args, full, task.target));
+  for (const autotune::Knob& k : task.tuning.space.knobs()) {
+    if (k.kind() != autotune::KnobKind::kSplit) continue;
+    const int64_t want = values[k.name()].get<int64_t>();
+    int64_t got = k.factor(0);
+    for (uint32_t v = 0; v < k.size() && k.factor(v) <= want; ++v) got = k.factor(v);
+    values[k.name()] = got;
+  }
+  return task.tuning.space.from_json(values);
 }
 
 NpuOp build_npu_op(const NpuTask& task, const autotune::Config& config) {

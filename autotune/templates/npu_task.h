@@ -8,7 +8,10 @@
 //
 // The task key (what a tuning log records and replay looks up) is small, stable JSON:
 // {"args": {...canonical arguments...}, "template": "conv2d"}. The target is not in the key:
-// one task is tuned for one target (the log records it).
+// one task is tuned for one target (the log records it). A task made with a non-default split
+// policy (config_space.h: `factors`, divisors only) has it in its key as well,
+// {"args": .., "split_policy": "factors", "template": ..}, so its records never mix with those of
+// the full space; npu_task_from_key reads it back.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,15 +27,20 @@ struct NpuTask {
   nlohmann::json args;  // canonical
   npu::Target target;
   autotune::TuningTask tuning;  // key, space (with the footprint check); default features
+  autotune::SplitPolicy split_policy = autotune::SplitPolicy::kAll;
 };
 
 // ConfigError for an unknown template; ArgumentError for bad arguments.
 NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
-                      const npu::Target& target);
+                      const npu::Target& target,
+                      autotune::SplitPolicy split_policy = autotune::SplitPolicy::kAll);
 // From a task key ({"template": .., "args": ..}): what a farm worker and transfer_groups use.
 // ConfigError naming what is missing for a key that is not one.
 NpuTask npu_task_from_key(const nlohmann::json& key, const npu::Target& target);
 
+// The template's shape-aware default. Under the `factors` policy: the full space's default with
+// each split factor rounded down to the largest divisor candidate (smaller tiles need no more
+// on-chip memory, so a default that fits still fits).
 autotune::Config default_config(const NpuTask& task);
 NpuOp build_npu_op(const NpuTask& task, const autotune::Config& config);
 OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config);

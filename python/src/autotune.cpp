@@ -94,15 +94,19 @@ void bind_autotune(py::module_& m) {
       "transfer_groups' task_of and a farm worker need.");
 
   py::class_<NpuTask, TaskPtr>(at, "NpuTask",
-                               "A task of an NPU template: NpuTask(template, args, target=None); "
-                               "args a dict (or JSON text) of the template's arguments; target an "
-                               "npu.Target (None: npu-v1).")
+                               "A task of an NPU template: NpuTask(template, args, target=None, "
+                               "split_policy='all'); args a dict (or JSON text) of the template's "
+                               "arguments; target an npu.Target (None: npu-v1); split_policy "
+                               "'all' (every candidate factor) or 'factors' (divisors of each "
+                               "split's extent only, named in the task key).")
       .def(py::init([](const std::string& tmpl, const py::object& args,
-                       const std::optional<npu::Target>& target) {
-             return std::make_shared<NpuTask>(
-                 make_npu_task(tmpl, json_arg(args), npu_target_or_default(target)));
+                       const std::optional<npu::Target>& target, const std::string& policy) {
+             return std::make_shared<NpuTask>(make_npu_task(tmpl, json_arg(args),
+                                                            npu_target_or_default(target),
+                                                            autotune::parse_split_policy(policy)));
            }),
-           py::arg("template"), py::arg("args"), py::arg("target") = py::none())
+           py::arg("template"), py::arg("args"), py::arg("target") = py::none(),
+           py::arg("split_policy") = "all")
       .def_static(
           "from_key",
           [](const py::object& key, const std::optional<npu::Target>& target) {
@@ -117,6 +121,10 @@ void bind_autotune(py::module_& m) {
       .def_property_readonly("key_text", [](const NpuTask& t) { return t.tuning.key_text(); },
                              "The task key as canonical JSON text.")
       .def_property_readonly("target", [](const NpuTask& t) { return t.target; })
+      .def_property_readonly(
+          "split_policy",
+          [](const NpuTask& t) { return std::string(autotune::split_policy_name(t.split_policy)); },
+          "'all' or 'factors' (config_space.h).")
       .def_property_readonly(
           "tuning", [](const NpuTask& t) { return t.tuning; },
           "The TuningTask (key, space with the validity check) for make_tuner and tune().")

@@ -12,6 +12,7 @@ void bind_npu(py::module_& m);
 void bind_npu_build(py::module_& m);
 void bind_autotune(py::module_& m);
 void bind_tuning(py::module_& m);
+void bind_tuning_job(py::module_& m);
 }  // namespace tessera::python
 
 PYBIND11_MODULE(_tessera, m) {
@@ -24,4 +25,5 @@ PYBIND11_MODULE(_tessera, m) {
   tessera::python::bind_npu_build(m);
   tessera::python::bind_autotune(m);
   tessera::python::bind_tuning(m);
+  tessera::python::bind_tuning_job(m);
 }

@@ -10,7 +10,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <memory>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -42,5 +44,23 @@ nlohmann::json py_to_json(const py::handle& o);
 
 // A C++ MeasureFn that calls `fn(input, context)` under the GIL.
 MeasureFunction measure_function_from_python(py::object fn);
+
+// A Python callable as a C++ callback that takes the GIL around the call; a Python exception
+// becomes the tessera error of its class (rethrow_python_error), `where` naming the callable.
+template <typename R, typename... Args>
+std::function<R(Args...)> callback(const py::object& fn, std::string where) {
+  PyRef ref = hold(fn);
+  return [ref, where](Args... args) -> R {
+    py::gil_scoped_acquire gil;
+    try {
+      if constexpr (std::is_void_v<R>)
+        (*ref)(args...);
+      else
+        return (*ref)(args...).template cast<R>();
+    } catch (py::error_already_set& e) {
+      rethrow_python_error(e, where);
+    }
+  };
+}
 
 }  // namespace tessera::python

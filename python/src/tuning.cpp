@@ -95,23 +95,6 @@ MeasureFunction as_measure_function(const py::object& fn) {
   return measure_function_from_python(fn);
 }
 
-// A Python callable as a C++ callback that takes the GIL around the call.
-template <typename R, typename... Args>
-std::function<R(Args...)> callback(const py::object& fn, std::string where) {
-  PyRef ref = hold(fn);
-  return [ref, where](Args... args) -> R {
-    py::gil_scoped_acquire gil;
-    try {
-      if constexpr (std::is_void_v<R>)
-        (*ref)(args...);
-      else
-        return (*ref)(args...).template cast<R>();
-    } catch (py::error_already_set& e) {
-      rethrow_python_error(e, where);
-    }
-  };
-}
-
 void bind_errors(py::module_& t, py::module_& m) {
   auto derive = [&t](const char* name, py::handle base, py::handle extra) {
     py::object bases = extra ? py::make_tuple(base, extra) : py::make_tuple(base);

@@ -1,11 +1,17 @@
 """The `tessera` command (also `python -m tessera`).
 
-    tessera log-summary LOG            tasks, trials, best cycles, errors by class
+    tessera tune WORKLOADS --log LOG [--trials N] [--tuner xgb|random|grid|ga] [--seed S]
+                 [--workers W] [--batch-size B] [--early-stopping N] [--transfer-log LOG]
+                                       tunes every task of a workloads file into a tuning log
+    tessera replay LOG WORKLOADS -o DIR [--strict]
+                                       builds each task with its best record: one kernel file each
+    tessera log-summary LOG            tasks, trials, best cycles, true-work fraction, errors
     tessera pick-best LOG -o BEST      one best record per task, written as a log
     tessera plot-log LOG -o curve.png  tuning curves: best cycles against trials per search
 
-`tune` and `replay` come with the tunable operator templates (docs/autotune_python.md has their
-arguments). Results go to stdout, warnings and errors to stderr; the exit status is 0 on
+Workloads files: docs/workloads.md; tuning logs: docs/tuning_log.md; the Python API:
+docs/autotune_python.md. Results go to stdout; progress bars, warnings and errors to stderr (a
+progress bar is drawn only on a terminal, plain lines otherwise). The exit status is 0 on
 success, 1 when the command failed, 2 for a usage error.
 """
 import argparse
@@ -28,7 +34,9 @@ def _fmt_int(n):
 def cmd_log_summary(args):
     from . import autotune as at
     records = at.read_tuning_log(args.log)
-    rows = at.summarize_log(records)
+    target = _log_target(records, args.target)
+    rows = at.summarize_log(records, bound=lambda key: None if target is None
+                            else at.true_work_bound(key, target))
     if args.json:
         import json
         for r in rows:
@@ -52,6 +60,112 @@ def cmd_log_summary(args):
     total = sum(r["trials"] for r in rows)
     print(f"{len(rows)} task(s), {total} trial(s) in {args.log}")
     return 0
+
+
+def _target_arg(path):
+    from . import npu
+    return npu.default_target() if path is None else npu.load_target(path)
+
+
+def _log_target(records, path):
+    """The npu.Target a log's records were measured on, if it is npu-v1 or --target's; else
+    None (the true-work bound is then unknown)."""
+    from . import autotune as at
+    if not records:
+        return None
+    target = _target_arg(path)
+    return target if records[0]["target"] == at.target_id(target) else None
+
+
+def _fraction(bound, cycles):
+    return "-" if not bound or not cycles else f"{bound / cycles:.3f}"
+
+
+def cmd_tune(args):
+    import time
+    from . import autotune as at
+    workloads = at.load_workloads(args.workloads, _target_arg(args.target))
+    if args.only:
+        workloads = _only(workloads, args.only, _target_arg(args.target))
+    t0 = time.monotonic()
+    results = at.tune_workloads(workloads, trials=args.trials, tuner=args.tuner, seed=args.seed,
+                                batch_size=args.batch_size, early_stopping=args.early_stopping,
+                                log=args.log, transfer_log=args.transfer_log,
+                                workers=args.workers, timeout=args.timeout,
+                                progress=not args.quiet)
+    wall = time.monotonic() - t0
+    head = ["task", "trials", "measured", "errors", "default cycles", "best cycles",
+            "default fraction", "tuned fraction"]
+    table = [head]
+    for r in results:
+        rep = r.report
+        best = rep.best.result.cycles if rep.best is not None else None
+        default = r.default_result.cycles if r.default_result.ok else None
+        table.append([r.id, str(len(rep.trials)), str(rep.measured),
+                      str(len(rep.trials) - rep.by_status["ok"]), _fmt_int(default),
+                      _fmt_int(best), _fraction(r.bound_cycles, default),
+                      _fraction(r.bound_cycles, best)])
+    _print_table(table)
+    print(f"{len(results)} task(s) tuned with {args.tuner} (seed {args.seed}) in {wall:.1f} s; "
+          f"log {args.log}")
+    return 0
+
+
+def cmd_replay(args):
+    import hashlib
+    import os
+    import tessera
+    from . import autotune as at
+    workloads = at.load_workloads(args.workloads, _target_arg(args.target))
+    replay = at.apply_history_best(args.log, strict=args.strict)
+    os.makedirs(args.output, exist_ok=True)
+    table = [["task", "config from", "cycles", "sha256", "kernel file"]]
+    for wid, task in workloads.tasks:
+        config, record = replay.choose(task, label=wid)
+        op = task.build(config)
+        module = tessera.build(op.schedule, op.args, target=task.target, name=wid)
+        path = os.path.join(args.output, f"{wid}.tnpu")
+        module.save(path)
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()[:12]
+        table.append([wid, "log" if record is not None else "default",
+                      str(module.timing()["cycles"]), digest, path])
+    _print_table(table)
+    print(f"{len(workloads)} kernel(s) written to {args.output}")
+    return 0
+
+
+def _only(workloads, ids, target):
+    """A workloads file of only the tasks `ids` (comma-separated) name, in file order."""
+    import json
+    import os
+    import tempfile
+    from . import autotune as at
+    wanted = [i for i in ids.split(",") if i]
+    unknown = [i for i in wanted if i not in workloads.ids]
+    if unknown:
+        raise ValueError(f"--only: no task {', '.join(unknown)} in {workloads.path}; tasks: "
+                         f"{', '.join(workloads.ids)}")
+    with open(workloads.path) as fh:
+        doc = json.load(fh)
+    doc["tasks"] = [t for t in doc["tasks"] if t["id"] in wanted]
+    base = os.path.dirname(os.path.abspath(workloads.path))
+    for holder in [doc] + doc["tasks"]:  # keep relative target paths pointing where they did
+        if isinstance(holder.get("target"), str) and not os.path.isabs(holder["target"]):
+            holder["target"] = os.path.join(base, holder["target"])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, os.path.basename(workloads.path))
+        with open(path, "w") as fh:
+            json.dump(doc, fh)
+        return at.load_workloads(path, target)
+
+
+def _print_table(table):
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for i, row in enumerate(table):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
 
 
 def cmd_pick_best(args):
@@ -83,6 +197,20 @@ def cmd_plot_log(args):
     return 0
 
 
+def _positive(text):
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def _natural(text):
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {n}")
+    return n
+
+
 def _parser():
     p = argparse.ArgumentParser(
         prog="tessera",
@@ -92,6 +220,51 @@ def _parser():
     p.add_argument("--version", action="version", version=f"tessera {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    s = sub.add_parser("tune", help="tune every task of a workloads file into a tuning log",
+                       description="Tunes each task of a workloads file in turn: trial 0 is the "
+                       "template's default config, then the tuner's trials, all appended to LOG. "
+                       "Run again with the same arguments, it resumes from LOG (a killed job "
+                       "loses nothing). Prints per task the default and best cycles and their "
+                       "fractions of the true-work bound.")
+    s.add_argument("workloads", help="the workloads file (JSON, docs/workloads.md)")
+    s.add_argument("-l", "-o", "--log", required=True,
+                   help="the tuning log to append to and resume from")
+    s.add_argument("-n", "--trials", type=_positive, default=64,
+                   help="trials per task, the default config's included (default: 64)")
+    s.add_argument("--tuner", choices=["xgb", "random", "grid", "ga"], default="xgb",
+                   help="the search (default: xgb)")
+    s.add_argument("--seed", type=_natural, default=0, help="the search's seed (default: 0)")
+    s.add_argument("-j", "--workers", type=_positive, default=1,
+                   help="measurement threads (default: 1)")
+    s.add_argument("--batch-size", type=_positive, default=8,
+                   help="configs measured per batch (default: 8)")
+    s.add_argument("--early-stopping", type=_natural, default=0, metavar="N",
+                   help="stop a task after N trials without improvement (default: 0, never)")
+    s.add_argument("--transfer-log", "--transfer", metavar="LOG",
+                   help="warm-start the xgb model from other tasks' records in LOG")
+    s.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
+                   help="time limit per measurement (default: 0, none)")
+    s.add_argument("--target", metavar="JSON",
+                   help="target description for tasks that name none (default: npu-v1)")
+    s.add_argument("--only", metavar="ID[,ID...]",
+                   help="tune only these tasks of the workloads file")
+    s.add_argument("-q", "--quiet", "--no-progress", action="store_true", help="no progress bars")
+    s.set_defaults(run=cmd_tune)
+
+    s = sub.add_parser("replay", help="build each task with its best record: kernel files",
+                       description="For each task of a workloads file, builds the NPU kernel "
+                       "of its best valid record in LOG (fewest cycles, then the canonical "
+                       "config text) and writes it to OUTPUT/<id>.tnpu. A task without a record "
+                       "is built with its default config and a warning, or fails the command "
+                       "with --strict. The same log and compiler version give the same bytes.")
+    s.add_argument("log", help="the tuning log to replay")
+    s.add_argument("workloads", help="the workloads file (JSON, docs/workloads.md)")
+    s.add_argument("-o", "--output", required=True, help="the directory for the kernel files")
+    s.add_argument("--strict", action="store_true", help="fail when a task has no record")
+    s.add_argument("--target", metavar="JSON",
+                   help="target description for tasks that name none (default: npu-v1)")
+    s.set_defaults(run=cmd_replay)
+
     s = sub.add_parser("log-summary", help="per task of a tuning log: trials, best cycles, errors",
                        description="Prints, for each task of a tuning log, its trials, its "
                        "searches (tuner/seed:trials), its best cycles, the true-work fraction "
@@ -99,6 +272,8 @@ def _parser():
                        "class.")
     s.add_argument("log", help="the tuning log (JSON lines)")
     s.add_argument("--json", action="store_true", help="one JSON object per task instead of a table")
+    s.add_argument("--target", metavar="JSON",
+                   help="the log's target description, for the true-work bound (default: npu-v1)")
     s.set_defaults(run=cmd_log_summary)
 
     s = sub.add_parser("pick-best", help="one best record per task, written as a log",

@@ -4,14 +4,18 @@ template's space can be given by name to override the default (`tile_oh=4`, `ord
 "kb"]`, `db_input=False`, ...); a value outside the knob's domain is a ConfigError that lists the
 domain. `target` is an npu.Target (None: npu-v1). Each returns an NpuOp (.name, .args, .schedule)
 for tessera.build(op.schedule, op.args, target=target).
+
+Inside `with tessera.autotune.apply_history_best(log):` the base config is the task's best record
+in the tuning log instead of the default (tessera/autotune/replay.py); knobs still override it.
 """
 from ._tessera.npu_ops import NpuOp  # noqa: F401
-from .autotune import NpuTask
+from .autotune import NpuTask, current_history_best
 
 
 def _op(template, args, knobs, target):
     task = NpuTask(template, args, target)
-    config = task.default_config()
+    replay = current_history_best()
+    config = task.default_config() if replay is None else replay.config_for(task)
     if knobs:
         values = task.values(config)
         values.update(knobs)

@@ -23,6 +23,7 @@ ALLOWED_FILES = {
     "runtime/npu/targets/npu-8x8.json": "a target description (its DDR port is 16 B/cycle)",
     "runtime/npu/targets/npu-32x32.json": "a target description (its accumulator is 256 KiB)",
     "benchmarks/workloads/resnet18.json": "ResNet-18's layer shapes (channel counts), not the NPU",
+    "benchmarks/workloads/resnet18_tasks.json": "the same shapes as tasks (channel counts)",
     "benchmarks/npu_sim/npu_sim_bench.cpp": "hand-assembled kernels for the built-in npu-v1: the "
                                             "simulator's own speed benchmark",
     "benchmarks/matmul_cpu/run.py": "the CPU benchmark: AVX-512 lanes and cache tiles",
@@ -47,6 +48,7 @@ ALLOWED_LINES = {
     ("autotune/log_record.h", "16 lower-case hex digits"): "the printed width of a 64-bit hash",
     ("autotune/tune.h", "trials = 256"): "the tuner's default trial count",
     ("benchmarks/npu_depthwise/run.py", "LAYERS = "): "MobileNet-style layer shapes (channels)",
+    ("benchmarks/tuner/run.py", "XGB_TRIALS_TARGET = 256"): "issue 11's trial target for xgb",
     ("runtime/base/file_io.cpp", "buf[1 << 16]"): "the file reader's chunk size",
     ("runtime/cpu/check_shared_library.cpp", "locate(gnu_hash_, 16"): "the ELF GNU hash header",
     ("runtime/cpu/check_shared_library.cpp", "gnu_hash_ + 16"): "the ELF GNU hash header",

@@ -22,6 +22,13 @@ The NPU operator library's templates are tasks already (docs/npu_templates.md):
     report = at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1),
                      at.LocalExecutor(at.measure_npu, workers=2), target=task.target, trials=64)
 
+A whole network from a workloads file (docs/workloads.md), and replay of the log:
+
+    results = at.tune_workloads("benchmarks/workloads/resnet18_tasks.json", trials=32,
+                                log="resnet18.jsonl", workers=2, progress=True)
+    with at.apply_history_best("resnet18.jsonl", strict=True):
+        op = tessera.npu_ops.conv2d(...)        # built with the task's best record
+
 The GIL is released while tuning; it is taken only to call Python (the measurement, a validity
 check, a featurizer, the progress bar). Warnings about a log (a skipped line, a cut-short last
 line) are Python warnings of class TuningLogWarning naming the file and line; an internal error in
@@ -195,6 +202,10 @@ templates = _nt.templates
 measure_npu = _nt.measure_function()
 npu_tuning_task = _nt.tuning_task
 
+from .job import (WorkloadsError, Workloads, TuneJobTask, TuneJobProgress,  # noqa: E402
+                  load_workloads, tune_workloads, task_bound_cycles)
+from .replay import (ApplyHistoryBest, HistoryBest, ReplayWarning,  # noqa: E402
+                     apply_history_best, current_history_best)
 from .summary import summarize_log, task_text, true_work_bound  # noqa: E402
 from .plot import plot_tuning_curves, tuning_curves  # noqa: E402
 

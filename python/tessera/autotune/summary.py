@@ -11,13 +11,16 @@ def task_text(key):
 
 
 def true_work_bound(task_key, target=None):
-    """The true-work roofline bound (cycles) of a task, or None when unknown.
-
-    The hook for the true-work fraction of log-summary and the progress bar: the bound comes from
-    the task's template (its tensor expression's true MACs and minimum DDR traffic, DESIGN.md),
-    which the template table provides. Until the templates are tunable no template is known, so
-    this returns None and the fraction is shown as '-'."""
-    return None
+    """The true-work roofline bound (cycles) of a task of the NPU templates on `target` (an
+    npu.Target; None: npu-v1), or None for a task no template knows (a Python-defined one): the
+    template's tensor expression's true MACs and minimum DDR traffic (DESIGN.md), the same for
+    every config. What log-summary and the progress bar divide by the best cycles."""
+    from . import NpuTask, task_bound_cycles
+    from .. import UserError
+    try:
+        return task_bound_cycles(NpuTask.from_key(task_key, target))
+    except UserError:
+        return None
 
 
 def summarize_log(records, bound=true_work_bound):

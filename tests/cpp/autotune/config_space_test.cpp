@@ -197,6 +197,45 @@ TEST(ConfigSpace, validity_check_is_applied_by_is_valid) {
   EXPECT_FALSE(s.is_valid(Config{{9, 0, 0, 0}}));
 }
 
+TEST(ConfigSpace, factors_split_policy_keeps_only_divisors_and_the_validity_check) {
+  ConfigSpace s;
+  s.add(Knob::split("tile", 12, {1, 2, 3, 4, 5, 6, 7, 8, 12}, /*allow_tails=*/true));
+  s.add(Knob::choice("fold", {"none", "rows", "cols"}));
+  s.add(Knob::flag("db"));
+  s.set_validity_check([](const ConfigSpace& sp, const Config& c) {
+    return sp.split(c, "tile") * (sp.flag(c, "db") ? 2 : 1) <= 6;
+  });
+  EXPECT_EQ(s.with_split_policy(SplitPolicy::kAll).size(), s.size());
+  ConfigSpace f = s.with_split_policy(SplitPolicy::kFactors);
+  ASSERT_EQ(f.knobs().size(), 3u);
+  const Knob& tile = f.knob("tile");
+  std::vector<int64_t> kept;
+  for (uint32_t v = 0; v < tile.size(); ++v) kept.push_back(tile.factor(v));
+  EXPECT_EQ(kept, (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));  // 5, 7 and 8 leave tails
+  EXPECT_FALSE(tile.allow_tails());
+  EXPECT_EQ(f.size(), 6u * 3u * 2u);
+  EXPECT_EQ(f.knob("fold").describe(), s.knob("fold").describe());
+  // The check runs on the new space's values: tile 4 double-buffered is 8 > 6.
+  EXPECT_TRUE(f.is_valid(f.from_text(R"({"db":true,"fold":"rows","tile":3})")));
+  EXPECT_FALSE(f.is_valid(f.from_text(R"({"db":true,"fold":"rows","tile":4})")));
+  // A tail factor is not a point of the factors space; the error says what is legal.
+  try {
+    f.from_text(R"({"db":false,"fold":"rows","tile":5})");
+    FAIL() << "tile 5 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("knob 'tile'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(parse_split_policy("factors"), SplitPolicy::kFactors);
+  EXPECT_STREQ(split_policy_name(SplitPolicy::kAll), "all");
+  try {
+    parse_split_policy("power2");
+    FAIL() << "power2 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("'power2'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("factors"), std::string::npos);
+  }
+}
+
 TEST(Neighbourhood, every_neighbour_differs_in_exactly_one_knob_by_one_move) {
   ConfigSpace s = small_space();
   Config c{{0, 0, 1, 0}};

@@ -15,7 +15,7 @@ using autotune::Knob;
 
 namespace {
 
-const char* const kFolds[] = {"rows", "channels", "pixels"};
+const char* const kFolds[] = {"rows", "channels", "pixels", "blocks"};
 const char* const kLoads[] = {"window", "strided_rows", "strided"};
 const char* const kWeightsAt[] = {"tile", "tap_row"};
 
@@ -48,6 +48,11 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
     m.gemms(spatial * double(KB * CB) * taps, steps);
   } else if (p.fold == ConvFold::kPixels) {
     m.gemms(tiles * double(CB) * taps, steps);
+  } else if (p.fold == ConvFold::kBlocks) {
+    // Per reduction step, the two largest of the tile's rows, output blocks and columns fold.
+    std::vector<double> ext = {double(oh), double(kb), double(ow)};
+    std::sort(ext.begin(), ext.end());
+    m.gemms(steps / (ext[1] * ext[2]), steps);
   } else {
     std::vector<double> ext = {double(sh.S), double(oh), double(cb), double(ow)};
     if (p.weights_at == WeightsAt::kTile) ext.insert(ext.end(), {double(kb), double(sh.R)});
@@ -55,7 +60,7 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
     m.gemms(steps / (ext.back() * ext[ext.size() - 2]), steps);
     m.vectors(tiles * double(kb), outputs);
   }
-  m.vectors(tiles * double(kb), outputs);  // requantize
+  m.vectors(tiles * double(std::min(kb, oh)), outputs);  // requantize: the outer of kb, oh
   const bool rows = p.input_load != InputLoad::kWindow && conv_skips_rows(sh);
   const bool cols = p.input_load == InputLoad::kStrided && conv_skips_cols(sh);
   const double in_rows =
@@ -84,7 +89,7 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   double w_bytes = double(kb * cb) * taps * B * B;
   if (p.weights_at == WeightsAt::kTapRow) {
     // One row of taps per load: per output block (rows, channels) or per input block (pixels).
-    const bool pixels = p.fold == ConvFold::kPixels;
+    const bool pixels = p.fold == ConvFold::kPixels || p.fold == ConvFold::kBlocks;
     w_loads = tiles * ncb * double(sh.R) * (pixels ? double(cb) : double(kb));
     w_bytes = double(pixels ? kb : cb) * double(sh.S) * B * B;
   }
@@ -110,7 +115,8 @@ NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with
   p.tile_cb = r.split(3);
   if (with_order) p.order = r.order(4);
   const std::string& fold = r.choice(5);
-  p.fold = fold == kFolds[2]   ? ConvFold::kPixels
+  p.fold = fold == kFolds[3]   ? ConvFold::kBlocks
+           : fold == kFolds[2] ? ConvFold::kPixels
            : fold == kFolds[1] ? ConvFold::kChannels
                                : ConvFold::kRows;
   const std::string& load = r.choice(6);
@@ -135,7 +141,7 @@ ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
   s.add(Knob::split("tile_ow", sh.OW(), every_tile(sh.OW()), true));
   s.add(Knob::split("tile_cb", CB, every_tile(CB), true));
   s.add(Knob::permutation("order", {"kb", "oh", "ow"}));
-  s.add(Knob::choice("fold", {kFolds[0], kFolds[1], kFolds[2]}));
+  s.add(Knob::choice("fold", {kFolds[0], kFolds[1], kFolds[2], kFolds[3]}));
   s.add(Knob::choice("input_load", input_loads(sh), /*ordered=*/true));
   s.add(Knob::choice("weights_at", {kWeightsAt[0], kWeightsAt[1]}));
   s.add(Knob::flag("db_input"));
@@ -196,7 +202,8 @@ NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& s
             p.tile_oh = oh;
             p.tile_ow = ow;
             for (const auto& order : orders) {
-              for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels}) {
+              for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels,
+                                     ConvFold::kBlocks}) {
                 for (InputLoad load : loads) {
                   for (WeightsAt w : {WeightsAt::kTile, WeightsAt::kTapRow}) {
                     p.order = order;

@@ -173,6 +173,12 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   Stage a = sch[acc];
   a.compute_at(sch[Y], t.innermost());
   sch[ys].compute_at(sch[Y], t.innermost());
+  // The requantize is one vector instruction per iteration of its outer loop (it folds the two
+  // inner ones): with more output blocks than rows in a tile, the rows go outside.
+  if (std::min(p.tile_kb, KB) > std::min(p.tile_oh, OH)) {
+    const auto& yx = ys.op()->axis;
+    sch[ys].reorder({yx[1], yx[0], yx[2], yx[3]});
+  }
   const auto& ax = acc.op()->axis;
   std::vector<IterVar> loops;
   IterVar rci = rc;
@@ -190,6 +196,10 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
     loops.insert(loops.end(), {ax[0], rr, rs, ax[1], rci, ax[2], ax[3], i});
   } else if (p.fold == ConvFold::kPixels) {
     loops.insert(loops.end(), {rci, rr, rs, ax[0], ax[1], ax[2], ax[3], i});
+  } else if (p.fold == ConvFold::kBlocks) {
+    // The reduction outside the tile's rows: tensorize resets at its first step just inside rs,
+    // and below that (rows, output blocks, columns) nest perfectly, so a GEMM folds two of them.
+    loops.insert(loops.end(), {rci, rr, rs, ax[1], ax[0], ax[2], ax[3], i});
   } else {
     loops.insert(loops.end(), {ax[0], rr, rci, rs, ax[1], ax[2], ax[3], i});
   }
@@ -228,9 +238,10 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
   int64_t in_cols = cols ? ow * sh.S : std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
   int64_t input = cb * in_rows * in_cols;
   // Per row of taps: the loops outside rr (the output block for rows and channels folds, the
-  // input block for pixels) have one iteration in the region.
+  // input block for pixels and blocks) have one iteration in the region.
+  const bool kb_inside_rr = p.fold == ConvFold::kPixels || p.fold == ConvFold::kBlocks;
   int64_t weights = p.weights_at == WeightsAt::kTile ? kb * cb * sh.R * sh.S * B
-                    : p.fold == ConvFold::kPixels    ? kb * sh.S * B
+                    : kb_inside_rr                   ? kb * sh.S * B
                                                      : cb * sh.S * B;
   int64_t out = kb * oh * ow;
   OnchipFootprint f;

@@ -20,7 +20,10 @@
 //     input channel blocks x columns ("channels": better when a tile has few rows and columns), or
 //     its output channel blocks x pixels ("pixels": rows and columns fused into one loop, for 1x1
 //     windows whose input tile is contiguous — stride 1, or a strided input load — with tiles of
-//     whole rows; fold_applies says when);
+//     whole rows; fold_applies says when), or its output channel blocks x columns, one GEMM per
+//     output row and reduction step ("blocks": any window and input load; the reduction loops
+//     run outside the rows, so the first reduction step resets the accumulator and no zeroing
+//     pass is needed; the MAC array's long GEMMs for small spatial tiles of many channels);
 //   * input_load: a strided convolution whose window is smaller than its stride (1x1 stride 2)
 //     reads only some rows and columns; "strided_rows" loads only the rows it reads, "strided" only
 //     the rows and the columns (more DMAs, each one pixel per row, less traffic). No padding then.
@@ -41,7 +44,7 @@ struct Conv2dShape {
   int64_t macs() const { return K * OH() * OW() * C * R * S; }
 };
 
-enum class ConvFold : uint8_t { kRows, kChannels, kPixels };
+enum class ConvFold : uint8_t { kRows, kChannels, kPixels, kBlocks };
 enum class InputLoad : uint8_t { kWindow, kStridedRows, kStrided };
 enum class WeightsAt : uint8_t { kTile, kTapRow };
 

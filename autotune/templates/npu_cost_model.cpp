@@ -29,8 +29,11 @@ void CostModel::stores(double count, double bytes, double ddr_rows) {
 
 double CostModel::cycles(bool overlapped) const {
   double busiest = std::max({compute_, load_, store_, port_});
-  double serial = overlapped ? 0.05 : 0.8;
-  return busiest + serial * std::min(compute_, load_) + fill_;
+  if (!overlapped) return busiest + 0.8 * std::min(compute_, load_) + fill_;
+  // Double-buffered, the two units stall each other the more, the closer their loads are.
+  double lo = std::min(compute_, load_), hi = std::max(compute_, load_);
+  double r = hi > 0 ? lo / hi : 0.0;
+  return busiest + 0.1 * lo * r * r * r * r + fill_;
 }
 
 }  // namespace tessera

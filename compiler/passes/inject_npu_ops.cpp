@@ -220,6 +220,35 @@ class Injector : public IRMutator {
     std::vector<const ForNode*> merged;
     int64_t chip_rs = rows ? *stride_of(chip_idx, rows->var) : 0;
     int64_t ddr_rs = rows ? *stride_of(ddr_idx, rows->var) : 0;
+    // A tail guard that only ends the rows early (whole rows of full columns, as a tile of
+    // whole-width rows has in its last tile) still lets the rows merge into the columns: the
+    // region is then the first rows_end * C columns. Nothing further merges after it.
+    Expr merged_cols_end;
+    if (guard.defined() && !cond.defined() && cols && rows && chip_rs == C * lanes_ &&
+        ddr_rs == C * lanes_) {
+      Bounds grb{make_int(0), make_int(R)}, gcb{make_int(0), make_int(C)};
+      pad_bounds(guard, rows, cols, grb, gcb, lane);
+      if (is_const_int(simplify(grb.lo), 0) && is_const_int(simplify(gcb.lo), 0) &&
+          is_const_int(simplify(gcb.hi), C)) {
+        merged.push_back(rows);
+        merged_cols_end = simplify(max(min(grb.hi, make_int(R)), make_int(0)) * make_int(C));
+        C *= R;
+        rows = nullptr;
+        R = 1;
+        // A new rows loop: one without a guard of its own, which the rows' end does not use.
+        bool own_guard = false;
+        for (size_t g = 0; g < guards_.size(); ++g) own_guard |= guard_depth_[g] == n - used;
+        if (n > used && !own_guard && !uses_var(merged_cols_end, loops[n - 1 - used]->var)) {
+          const ForNode* r = loops[n - 1 - used];
+          if (positive_stride(chip_idx, r->var, is_row_stride) &&
+              positive_stride(ddr_idx, r->var, any)) {
+            rows = r;
+            R = extent_of(r);
+            ++used;
+          }
+        }
+      }
+    }
     if (!all.defined() && cols && rows && chip_rs == C * lanes_ && ddr_rs == C * lanes_) {
       // rows continue cols: fold rows into cols, then look for a new rows loop.
       merged.push_back(rows);
@@ -249,7 +278,11 @@ class Injector : public IRMutator {
       }
     }
     Bounds rb{make_int(0), make_int(R)}, cb{make_int(0), make_int(C)};  // the guarded region
-    if (guard.defined()) pad_bounds(guard, rows, cols, rb, cb, lane);
+    if (merged_cols_end.defined()) {
+      cb.hi = merged_cols_end;
+    } else if (guard.defined()) {
+      pad_bounds(guard, rows, cols, rb, cb, lane);
+    }
     Bounds drb = rb, dcb = cb;  // the data: the region less the padding
     if (cond.defined()) pad_bounds(cond, rows, cols, drb, dcb, lane);
     const int64_t chip_row_stride = rows ? *stride_of(chip_idx, rows->var) / lanes_ : 1;

@@ -274,6 +274,44 @@ def test_conv2d_gives_the_same_bits_for_any_tiling(params, target):
     assert_bits_equal(run_conv2d(x, w, 1, 1, q, target, **params), ref)
 
 
+# Fold "blocks": a GEMM over output channel blocks x columns per output row, the reduction outside
+# (reset at its first step). Tails in every tile, input-channel tiles, strided and padded windows,
+# strided loads (rows only, rows and columns), weights per row of taps, single buffers.
+@pytest.mark.parametrize("C,H,W,K,R,stride,pad,params", [
+    (20, 9, 7, 40, 3, 1, 1, dict(tile_kb=2, tile_oh=4, tile_ow=5, tile_cb=1)),
+    (40, 9, 8, 20, 3, 2, 1, dict(tile_kb=1, tile_oh=2, tile_ow=3, tile_cb=2,
+                                 weights_at="tap_row", order=["oh", "ow", "kb"])),
+    (40, 11, 10, 36, 1, 2, 0, dict(tile_kb=3, tile_oh=3, tile_ow=5, tile_cb=2,
+                                   input_load="strided_rows", **NO_DB)),
+    (24, 10, 12, 33, 1, 2, 0, dict(tile_kb=2, tile_oh=5, tile_ow=6, tile_cb=1,
+                                   input_load="strided", order=["ow", "kb", "oh"])),
+    (17, 7, 9, 18, 1, 1, 0, dict(tile_kb=2, tile_oh=7, tile_ow=9, tile_cb=2)),
+    (5, 11, 9, 17, 5, 2, 2, dict(tile_kb=2, tile_oh=3, tile_ow=2, tile_cb=1, db_output=False)),
+    # A tail tile of whole-width rows, more output blocks than rows (requantized rows outside).
+    (40, 14, 14, 70, 1, 2, 0, dict(tile_kb=5, tile_oh=3, tile_ow=7, tile_cb=1,
+                                   input_load="strided_rows")),
+])
+@on_every_target
+def test_conv2d_fold_blocks_matches_numpy(C, H, W, K, R, stride, pad, params, target):
+    rng = np.random.default_rng(C * 11 + H + K * 5 + R + stride)
+    x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (K, C, R, R))
+    q = dict(multiplier=MULT, shift=shift_for(C * R * R), zero_point=3)
+    ref = ref_requantize(ref_conv2d(x, w, stride, pad), MULT, q["shift"], 3)
+    blocks = {"tile_kb": -(-K // target.block), "tile_cb": -(-C // target.block)}
+    params = {k: min(v, blocks[k]) if k in blocks else v for k, v in params.items()}
+    assert_bits_equal(run_conv2d(x, w, stride, pad, q, target, fold="blocks", **params), ref)
+
+
+@on_every_target
+def test_conv2d_tiles_of_whole_rows_store_with_one_dma_each_even_with_a_tail(target):
+    # 7 output rows in tiles of 3 (3, 3, 1) of every output block: each tile's rows continue
+    # its columns in DDR, so the tail guard only ends the transfer early.
+    op = ops.conv2d(C=16, H=14, W=14, K=4 * target.block, R=1, S=1, stride=2, pad=0,
+                    multiplier=MULT, shift=8, tile_kb=4, tile_oh=3, tile_ow=7, fold="blocks",
+                    input_load="strided_rows", target=target)
+    assert build(op, target).timing()["insn_count"]["store"] == 3
+
+
 # ---- depthwise conv2d ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("mapping", ["vector_mac", "diagonal_gemm"])

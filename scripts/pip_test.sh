@@ -36,7 +36,7 @@ cd "$work"  # not the source tree: only the installed package can be imported
 import tessera, os
 assert "site-packages" in tessera.__file__, tessera.__file__
 from tessera import autotune as at
-t = at.NpuTask("dense", dict(M=16, K=64, N=64, multiplier=1, shift=6))
+t = at.NpuTask("dense", dict(M=8, K=64, N=64, multiplier=1, shift=6))
 r = at.tune(t.tuning, at.make_tuner("random", t.tuning, seed=1), at.LocalExecutor(at.measure_npu),
             target=t.target, trials=8, batch_size=4, log="local.jsonl")
 assert len(r.trials) == 8 and r.best is not None, r.by_status
@@ -51,7 +51,7 @@ mkdir -p "$temp"
 import json, sys
 from tessera import autotune as at
 from tessera.autotune import farm
-t = at.NpuTask("dense", dict(M=16, K=64, N=64, multiplier=1, shift=6))
+t = at.NpuTask("dense", dict(M=8, K=64, N=64, multiplier=1, shift=6))
 r = at.tune(t.tuning, at.make_tuner("random", t.tuning, seed=1), farm.RayExecutor(sys.argv[1]),
             target=t.target, trials=8, batch_size=4, log="ray.jsonl")
 strip = lambda p: [{k: v for k, v in json.loads(l).items() if k != "timestamp"} for l in open(p)]

@@ -10,7 +10,7 @@ with the same seed (timestamps aside): results come back in the batch's order.
 
     from tessera import autotune as at
     from tessera.autotune import farm
-    task = at.NpuTask("dense", dict(M=16, K=64, N=64, multiplier=1, shift=0))
+    task = at.NpuTask("dense", dict(M=8, K=64, N=64, multiplier=1, shift=0))
     ex = farm.make_executor("ray", address="auto", timeout=30)   # or "local", workers=2
     at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1), ex, target=task.target)
 

@@ -49,7 +49,9 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
   LocalExecutorOptions eo;
   eo.workers = options.workers;
   eo.timeout_seconds = options.timeout_seconds;
-  LocalExecutor executor(measure_npu, eo);
+  std::shared_ptr<Executor> local;
+  if (!options.executor) local = std::make_shared<LocalExecutor>(measure_npu, eo);
+  Executor& executor = options.executor ? *options.executor : *local;
 
   std::vector<TuneJobTask> out;
   for (size_t i = 0; i < workloads.tasks.size(); ++i) {

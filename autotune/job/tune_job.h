@@ -17,9 +17,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "autotune/executor.h"
 #include "autotune/job/workloads.h"
 #include "autotune/make_tuner.h"
 #include "autotune/tune.h"
@@ -45,6 +47,9 @@ struct TuneJobOptions {
   std::string transfer_log;  // empty: no transfer
   int workers = 1;
   double timeout_seconds = 0;  // per measurement; 0: none
+  // Another executor (a farm: python/tessera/autotune/farm.py) instead of the local pool of
+  // `workers` threads; `workers` and `timeout_seconds` then belong to that executor.
+  std::shared_ptr<Executor> executor;
   std::function<void(const std::string&)> warn;          // default: stderr
   // Called with the task's id as each internal error happens; default: stderr (tune.h).
   std::function<void(const std::string& id, const Trial&)> on_internal_error;

@@ -93,8 +93,10 @@ void bind_job(py::module_& j) {
       [](const Workloads& w, const std::string& tuner, int64_t trials, int64_t batch_size,
          int64_t early_stopping, uint64_t seed, const std::string& log,
          const std::string& transfer_log, int workers, double timeout, const py::object& progress,
-         const py::object& warn, const py::object& on_internal_error) {
+         const py::object& warn, const py::object& on_internal_error,
+         std::shared_ptr<Executor> executor) {
         TuneJobOptions o;
+        o.executor = std::move(executor);
         o.tuner = parse_tuner_kind(tuner);
         o.trials = trials;
         o.batch_size = batch_size;
@@ -118,6 +120,7 @@ void bind_job(py::module_& j) {
       py::arg("seed") = 0, py::arg("log") = "", py::arg("transfer_log") = "",
       py::arg("workers") = 1, py::arg("timeout") = 0.0, py::arg("progress") = py::none(),
       py::arg("warn") = py::none(), py::arg("on_internal_error") = py::none(),
+      py::arg("executor") = nullptr,
       "Tunes every task of the workloads (autotune/job/tune_job.h); a list of TuneJobTask.");
 }
 

@@ -87,12 +87,16 @@ def cmd_tune(args):
     workloads = at.load_workloads(args.workloads, _target_arg(args.target))
     if args.only:
         workloads = _only(workloads, args.only, _target_arg(args.target))
+    executor = None
+    if args.ray:  # the farm; otherwise the job's own local pool of --workers threads
+        from .autotune import farm
+        executor = farm.make_executor_from_args(args)
     t0 = time.monotonic()
     results = at.tune_workloads(workloads, trials=args.trials, tuner=args.tuner, seed=args.seed,
                                 batch_size=args.batch_size, early_stopping=args.early_stopping,
                                 log=args.log, transfer_log=args.transfer_log,
                                 workers=args.workers, timeout=args.timeout,
-                                progress=not args.quiet)
+                                progress=not args.quiet, executor=executor)
     wall = time.monotonic() - t0
     head = ["task", "trials", "measured", "errors", "default cycles", "best cycles",
             "default fraction", "tuned fraction"]
@@ -249,6 +253,8 @@ def _parser():
     s.add_argument("--only", metavar="ID[,ID...]",
                    help="tune only these tasks of the workloads file")
     s.add_argument("-q", "--quiet", "--no-progress", action="store_true", help="no progress bars")
+    from .autotune import farm
+    farm.add_executor_arguments(s, timeout=False)
     s.set_defaults(run=cmd_tune)
 
     s = sub.add_parser("replay", help="build each task with its best record: kernel files",

@@ -135,6 +135,28 @@ def test_the_same_seed_on_the_cluster_gives_the_local_runners_log(cluster, local
 
 
 @needs_cluster
+def test_the_cli_tune_with_ray_writes_the_local_jobs_log(tmp_path):
+    """`tessera tune --ray ADDRESS` (a job over a workloads file, the default config as trial 0)
+    gives the log of the same command on the local thread pool."""
+    wl = tmp_path / "wl.json"
+    wl.write_text(json.dumps({"version": 1, "name": "farm", "tasks": [
+        {"id": "small_conv", "template": "conv2d", "args": ARGS},
+        {"id": "small_fc", "template": "dense",
+         "args": dict(M=8, K=32, N=40, multiplier=1 << 14, shift=22)}]}))
+    logs = {}
+    for name, extra in (("local", ["--workers", "2"]), ("ray", ["--ray", ADDRESS])):
+        logs[name] = tmp_path / f"{name}.jsonl"
+        out = subprocess.run([sys.executable, "-m", "tessera", "tune", str(wl), "--log",
+                              str(logs[name]), "--trials", "10", "--batch-size", "4", "--seed",
+                              "3", "--quiet"] + extra, capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "2 task(s) tuned with xgb (seed 3)" in out.stdout
+    local = records(logs["local"])
+    assert len(local) == 20 and records(logs["ray"]) == local
+
+
+@needs_cluster
 def test_a_process_on_one_cluster_cannot_ask_for_another(cluster):
     with pytest.raises(farm.FarmError, match="connected to the Ray cluster at .*cannot also "
                        "measure on 127.0.0.1:9"):

@@ -53,12 +53,14 @@ class _JobBars:
 
 def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=8,
                    early_stopping=0, log=None, transfer_log=None, workers=1, timeout=0.0,
-                   progress=None, stream=None):
+                   progress=None, stream=None, executor=None):
     """Tunes every task of `workloads` (a Workloads, or a path) with `trials` trials each (the
     default config's trial 0 included); returns a list of TuneJobTask (id, key, bound_cycles,
     default_result, report). `progress`: True for a progress bar per task on `stream` (default
     stderr), or a callable(TuneJobProgress). Log warnings are TuningLogWarnings; internal errors
-    are recorded in the log and raised as InternalErrorWarning as they happen."""
+    are recorded in the log and raised as InternalErrorWarning as they happen. `executor`: an
+    Executor to measure with instead of the local pool of `workers` threads (a farm's, say:
+    tessera.autotune.farm.make_executor)."""
     from . import InternalErrorWarning, TuningLogWarning
     if not isinstance(workloads, Workloads):
         workloads = load_workloads(workloads)
@@ -83,7 +85,7 @@ def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=8,
                            log="" if log is None else str(log),
                            transfer_log="" if transfer_log is None else str(transfer_log),
                            workers=workers, timeout=timeout, progress=progress, warn=warn,
-                           on_internal_error=internal_error)
+                           on_internal_error=internal_error, executor=executor)
     finally:
         if bars is not None:
             bars.close()

@@ -180,12 +180,13 @@ def main():
     if not a.no_report:
         with open(os.path.join(HERE, "REPORT.md"), "w") as f:
             f.write(REPORT.format(table=text, summary=summary, n=n, per=a.per_task,
-                                  tasks=len(tasks), reps=a.reps))
+                                  tasks=len(tasks), reps=a.reps,
+                                  command=" ".join(["benchmarks/farm/run.py"] + sys.argv[1:])))
 
 
 REPORT = """# Build farm: measurements per second, local runner against Ray
 
-Written by `benchmarks/farm/run.py` (`.venv/bin/python benchmarks/farm/run.py`), one run.
+Written by `.venv/bin/python {command}`, one run.
 
 {n} measurements ({per} configs drawn with a fixed seed among the valid ones of each of ResNet-18's
 {tasks} tasks, one batch per task), best of {reps} passes per engine after a warm-up batch; every

@@ -8,7 +8,9 @@
 // IfThenElse whose condition is decided once loops are unrolled, and the NPU statements NpuDma,
 // NpuGemm, NpuVector. Anything else is a LowerError naming the stage. The steps, one file each:
 //   allocate_onchip  base rows for every on-chip buffer; capacity check
-//   select_insns     unroll loops, fold up to two around each GEMM/vector (fold_loops), emit
+//   select_insns     unroll loops, fold up to two around each GEMM/vector (fold_loops), emit;
+//                    addresses by integer arithmetic (row_forms, compiler/arith/int_program),
+//                    instructions built and range-checked by npu_insns
 //   insert_tokens    dependency tokens only where accesses conflict; bounded token queues
 // then `finish`. The kernel carries the function's true work (LoweredFunc::work) for its roofline.
 // Kernel buffers are the arguments in order: int8 or int32, an output when some

@@ -12,21 +12,23 @@
 // sums wrap, so any order gives the same bits) and for a reset GEMM whose accumulator row differs
 // in every iteration of the chain; never for other vector statements. Among the legal choices the
 // fewest instructions wins; ties go to the order-preserving one, then to the outermost loops.
+//
+// The choice is made from integers only (extents and strides), because the selector makes it for
+// every instance of a chain (row_forms.h computes the strides by integer arithmetic).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <vector>
 
-#include "compiler/arith/linear_form.h"
 #include "compiler/ir/ir.h"
-#include "compiler/ir/substitute.h"
 
 namespace tessera {
 
 struct FoldLoop {
   Var var;
+  int slot = -1;  // the variable's IntEnv slot
   int64_t min = 0, extent = 1;
 };
 
@@ -37,44 +39,30 @@ struct AffineRow {
   int64_t stride[2] = {0, 0};
 };
 
-// The linear forms of the row expressions under an environment, as
-// linear_form(simplify(substitute(row, env))) gives them, without simplifying per unrolled
-// iteration: each row is simplified once over all its variables; an instance keeps the terms of
-// its unbound variables and evaluates every other atom under env by integer arithmetic (eval_int).
-// When an atom uses an unbound variable (x / 4 with x folded) or is not decided by integer
-// evaluation, the instance is computed the general way, so the answer is always the same.
-class RowForms {
- public:
-  LinearForm instance(const Expr& row, const VarMap& env);
-
- private:
-  struct Compiled {
-    Expr row;              // keeps the key alive
-    LinearForm form;       // linear_form(simplify(row))
-    std::vector<bool> plain;  // per term: its atom is a variable
-  };
-  std::map<const ExprNode*, Compiled> cache_;  // looked up only, never iterated
+// One chain instance as the choice sees it.
+struct FoldProblem {
+  std::vector<int64_t> extent;  // per chain loop, outer first
+  // Per row of the statement (leaf_rows order), per loop: the row's stride in the loop's variable
+  // (0 when it does not use it), nullopt when the row is not affine in it. Row-major.
+  std::vector<std::optional<int64_t>> stride;
+  size_t rows = 0;
+  bool accumulate = false;  // a GEMM without reset or a vector mac: any order gives the same bits
+  bool reset_gemm = false;  // a GEMM with reset: any order when row 0 (acc) is injective
+  const std::optional<int64_t>& at(size_t row, size_t loop) const {
+    return stride[row * extent.size() + loop];
+  }
 };
+
+// The loops to fold: count 0 (none), 1 or 2, indices into the chain, outer first.
+struct FoldChoice {
+  int count = 0;
+  size_t loop[2] = {0, 0};
+  bool folds(size_t i) const { return (count > 0 && loop[0] == i) || (count > 1 && loop[1] == i); }
+};
+
+FoldChoice choose_fold(const FoldProblem& p);
 
 // The row expressions of a GEMM (acc, inp, wgt) or vector statement (dst, src[, src2]).
 std::vector<Expr> leaf_rows(const Stmt& leaf);
-
-// Indices into `chain` of the loops to fold (outer first; at most two), or empty. `env` binds
-// the variables of enclosing unrolled loops and lets.
-// forms_out, when given, receives the forms of leaf_rows(leaf) under env (chain variables unbound).
-std::vector<size_t> choose_fold(const std::vector<FoldLoop>& chain, const Stmt& leaf,
-                                const VarMap& env, RowForms* forms,
-                                std::vector<LinearForm>* forms_out = nullptr);
-
-// `row` with env substituted, as an affine function of the folded loops; nullopt when it is not
-// one (it uses another unbound variable, or a folded variable non-linearly).
-std::optional<AffineRow> affine_row(const Expr& row, const VarMap& env,
-                                    const std::vector<FoldLoop>& folded, RowForms* forms);
-
-// affine_row from the row's form over the chain (choose_fold's forms_out) once the chain's
-// unfolded loops are bound in env, by integer arithmetic: the same answer as affine_row, or nullopt
-// when the form is not made of plain variables bound in env or folded (then ask affine_row).
-std::optional<AffineRow> affine_row_from(const LinearForm& chain_form, const VarMap& env,
-                                         const std::vector<FoldLoop>& folded);
 
 }  // namespace tessera

@@ -19,9 +19,12 @@
 // dispatches in program order) cannot deadlock.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
+#include "runtime/base/error.h"
 #include "runtime/npu/isa.h"
 #include "runtime/npu/target.h"
 
@@ -35,10 +38,32 @@ struct Access {
   bool write = false;
 };
 
+// At most three ranges per instruction (a GEMM's accumulator, input and weights; a vector's
+// destination and two sources; a DMA's two sides), kept inline: one is built per instruction.
+class AccessList {
+ public:
+  AccessList() = default;
+  AccessList(std::initializer_list<Access> l) {
+    for (const Access& a : l) push_back(a);
+  }
+  void push_back(const Access& a) {
+    TESSERA_ICHECK(n_ < 3, "an NPU instruction touches at most three ranges");
+    items_[n_++] = a;
+  }
+  size_t size() const { return n_; }
+  const Access* begin() const { return items_; }
+  const Access* end() const { return items_ + n_; }
+  const Access& operator[](size_t i) const { return items_[i]; }
+
+ private:
+  Access items_[3];
+  uint8_t n_ = 0;
+};
+
 // An instruction (dependency flags clear) and everything it touches.
 struct SelectedInsn {
   npu::Insn insn;
-  std::vector<Access> accesses;
+  AccessList accesses;
 };
 
 // The program with dependency flags and the syncs they need; `finish` is not appended.

@@ -1,10 +1,14 @@
 #include "codegen/npu/select_insns.h"
 
-#include <functional>
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
 
 #include "codegen/npu/fold_loops.h"
+#include "codegen/npu/npu_insns.h"
+#include "codegen/npu/row_forms.h"
 #include "compiler/arith/const_fold.h"
-#include "compiler/arith/eval_int.h"
+#include "compiler/arith/int_program.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
@@ -20,8 +24,6 @@ using npu::Mem;
 
 constexpr int64_t kMaxU16 = 65535;
 constexpr int64_t kMaxU32 = 4294967295LL;
-
-Space space_of(Mem m) { return m == Mem::kSram ? Space::kSram : Space::kAcc; }
 
 // Buffers that a statement writes, not looking into nested "produce" blocks (theirs).
 void collect_writes(const Stmt& s, std::vector<const BufferNode*>* out) {
@@ -89,20 +91,24 @@ class Selector {
         break;
       case StmtKind::kLetStmt: {
         const auto* op = s.as<LetStmtNode>();
-        std::optional<int64_t> v = eval_int(op->value, env_);
-        env_[op->var] = v ? make_wrapped_int(*v, op->value.dtype())
-                          : simplify(substitute(op->value, env_));
+        int slot = env_.slot(op->var);
+        if (std::optional<int64_t> v = eval(op->value)) {
+          DType t = op->value.dtype();
+          env_.bind(slot, wrap_int(*v, t), t);
+        } else {
+          env_.bind_expr(slot, simplify(substitute(op->value, env_.var_map())));
+        }
         visit(op->body);
-        env_.erase(op->var);
+        env_.unbind(slot);
         break;
       }
       case StmtKind::kIfThenElse: {
         const auto* op = s.as<IfThenElseNode>();
-        if (std::optional<int64_t> v = eval_int(op->cond, env_)) {
+        if (std::optional<int64_t> v = eval(op->cond)) {
           visit(*v ? op->then_case : op->else_case);
           break;
         }
-        Expr c = simplify(substitute(op->cond, env_));
+        Expr c = simplify(substitute(op->cond, env_.var_map()));
         const int64_t* v = as_const_int(c);
         if (!v) {
           throw LowerError(str("stage '", stage(), "': the condition ", to_string(op->cond),
@@ -118,9 +124,12 @@ class Selector {
         emit_dma(s.as<NpuDmaNode>());
         break;
       case StmtKind::kNpuGemm:
-      case StmtKind::kNpuVector:
-        emit_compute(s, {});
+      case StmtKind::kNpuVector: {
+        Leaf& leaf = leaf_of(s);
+        no_fold_.clear();
+        emit_compute(leaf, nullptr, no_fold_);
         break;
+      }
       case StmtKind::kBufferStore:
         throw LowerError(
             str("stage '", stage(), "': ", elementwise_store_problem(s.as<BufferStoreNode>())));
@@ -138,18 +147,27 @@ class Selector {
     return stages_.empty() ? std::string("<top level>") : stages_.back();
   }
 
+  // A body expression's value by integer evaluation (eval_int's answer, compiled once per
+  // expression node: the body outlives the selector, so its nodes are stable keys).
+  const IntProgram& program(const Expr& e) {
+    auto it = programs_.find(e.get());
+    if (it == programs_.end()) it = programs_.emplace(e.get(), IntProgram(e, &env_)).first;
+    return it->second;
+  }
+  std::optional<int64_t> eval(const Expr& e) { return program(e).eval(env_); }
+
   // Loop bounds and DMA fields: integer evaluation when it decides (the hot path, the same value
   // as the simplifier's), else the simplifier, which also words the error.
-  int64_t const_value(const Expr& e, const char* what) {
-    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+  int64_t const_value(const IntProgram& p, const Expr& e, const char* what) {
+    if (std::optional<int64_t> v = p.eval(env_)) return *v;
     return const_value_slow(e, what);
   }
-  int64_t loop_bound(const Expr& e, const Var& var, const char* which) {
-    if (std::optional<int64_t> v = eval_int(e, env_)) return *v;
+  int64_t loop_bound(const IntProgram& p, const Expr& e, const Var& var, const char* which) {
+    if (std::optional<int64_t> v = p.eval(env_)) return *v;
     return const_value_slow(e, str("the ", which, " of loop '", var.name(), "'"));
   }
   int64_t const_value_slow(const Expr& e, const std::string& what) {
-    Expr v = simplify(substitute(e, env_));
+    Expr v = simplify(substitute(e, env_.var_map()));
     const int64_t* c = as_const_int(v);
     if (!c) {
       throw LowerError(str("stage '", stage(), "': ", what, " ", to_string(e),
@@ -183,66 +201,132 @@ class Selector {
     stages_.pop_back();
   }
 
-  void visit_for(const Stmt& s) {
-    const auto* op = s.as<ForNode>();
-    // The perfect chain below this loop.
-    std::vector<FoldLoop> chain;
+  // A GEMM or vector statement: its rows compiled once.
+  struct Leaf {
+    Stmt stmt;
+    std::vector<Expr> rows;
+    std::vector<RowForm> forms;
+    std::vector<RowInstance> chain;  // the rows over the chain being emitted (scratch)
+    RowInstance scratch;
+  };
+  Leaf& leaf_of(const Stmt& s) {
+    auto it = leaves_.find(s.get());
+    if (it != leaves_.end()) return *it->second;
+    auto leaf = std::make_unique<Leaf>();
+    leaf->stmt = s;
+    leaf->rows = leaf_rows(s);
+    for (const Expr& r : leaf->rows) leaf->forms.emplace_back(r, &env_);
+    leaf->chain.resize(leaf->rows.size());
+    return *leaves_.emplace(s.get(), std::move(leaf)).first->second;
+  }
+
+  // The perfect chain of loops below a For: which loops (structure only), their bounds compiled.
+  struct Chain {
+    std::vector<const ForNode*> loops;
+    std::vector<int> slots;
+    std::vector<IntProgram> min, extent;
+    Stmt below;                  // the statement under the chain
+    Leaf* leaf = nullptr;        // when that is a GEMM or vector statement
+    std::vector<FoldLoop> loop;  // this instance (scratch)
+  };
+  Chain& chain_of(const Stmt& s) {
+    auto it = chains_.find(s.get());
+    if (it != chains_.end()) return *it->second;
+    auto c = std::make_unique<Chain>();
     Stmt cur = s;
     while (const auto* f = cur.as<ForNode>()) {
-      int64_t mn = loop_bound(f->min, f->var, "min");
-      int64_t ext = loop_bound(f->extent, f->var, "extent");
-      chain.push_back({f->var, mn, ext});
+      c->loops.push_back(f);
       cur = f->body;
       // Only the first loop's bounds may use enclosing variables safely here; inner bounds that
       // use chain variables are not constant and end the chain.
-      if (cur.as<ForNode>()) {
-        const auto* inner = cur.as<ForNode>();
+      if (const auto* inner = cur.as<ForNode>()) {
         bool uses = false;
-        for (const FoldLoop& l : chain)
-          uses = uses || uses_var(inner->min, l.var) || uses_var(inner->extent, l.var);
+        for (const ForNode* l : c->loops)
+          uses = uses || uses_var(inner->min, l->var) || uses_var(inner->extent, l->var);
         if (uses) break;
       }
     }
+    for (const ForNode* f : c->loops) {
+      c->slots.push_back(env_.slot(f->var));
+      c->min.emplace_back(f->min, &env_);
+      c->extent.emplace_back(f->extent, &env_);
+    }
+    c->below = cur;
+    if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) c->leaf = &leaf_of(cur);
+    return *chains_.emplace(s.get(), std::move(c)).first->second;
+  }
+
+  // Binds a loop variable; make_int's check for a variable that is not an integer, as before.
+  void bind_loop(const Var& var, int slot, int64_t v) {
+    DType t = var.dtype();
+    if (!is_int(t) && t != DType::kBool) make_int(v, t);
+    env_.bind(slot, v, t);
+  }
+
+  void visit_for(const Stmt& s) {
+    const auto* op = s.as<ForNode>();
+    Chain& c = chain_of(s);
+    std::vector<FoldLoop>& chain = c.loop;
+    chain.clear();
+    for (size_t i = 0; i < c.loops.size(); ++i) {
+      const ForNode* f = c.loops[i];
+      int64_t mn = loop_bound(c.min[i], f->min, f->var, "min");
+      int64_t ext = loop_bound(c.extent[i], f->extent, f->var, "extent");
+      chain.push_back({f->var, c.slots[i], mn, ext});
+    }
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
-    if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
-      std::vector<LinearForm> forms;
-      std::vector<size_t> pick = choose_fold(chain, cur, env_, &row_forms_, &forms);
-      if (!pick.empty()) {
-        // Each instruction's addresses then come from these forms by integer arithmetic.
-        std::vector<Expr> rows = leaf_rows(cur);
-        chain_forms_.clear();
-        for (size_t k = 0; k < rows.size(); ++k) chain_forms_.push_back({rows[k].get(), forms[k]});
-        unroll_chain(chain, pick, 0, cur);
-        chain_forms_.clear();
+    if (c.leaf) {
+      FoldChoice pick = choose(c);
+      if (pick.count > 0) {
+        std::vector<FoldLoop> folded;
+        for (int k = 0; k < pick.count; ++k) folded.push_back(chain[pick.loop[k]]);
+        // Each instruction's addresses then come from the chain's row instances by integer
+        // arithmetic.
+        unroll_chain(c, pick, folded, 0);
         return;
       }
     }
-    FoldLoop l = chain[0];
+    const FoldLoop l = chain[0];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
-      env_[l.var] = make_int(v, l.var.dtype());
+      bind_loop(l.var, l.slot, v);
       visit(op->body);
     }
-    env_.erase(l.var);
+    env_.unbind(l.slot);
   }
 
-  // Unrolls the chain's loops that are not in `pick` (in order) and emits the leaf with the
-  // picked ones folded.
-  void unroll_chain(const std::vector<FoldLoop>& chain, const std::vector<size_t>& pick, size_t i,
-                    const Stmt& leaf) {
-    if (i == chain.size()) {
-      std::vector<FoldLoop> folded;
-      for (size_t k : pick) folded.push_back(chain[k]);
-      return emit_compute(leaf, folded);
+  // The fold choice for this instance of the chain (its loops unbound, enclosing ones bound).
+  FoldChoice choose(Chain& c) {
+    Leaf& leaf = *c.leaf;
+    size_t n = c.loop.size();
+    problem_.extent.clear();
+    for (const FoldLoop& l : c.loop) problem_.extent.push_back(l.extent);
+    problem_.rows = leaf.rows.size();
+    problem_.stride.clear();
+    for (size_t r = 0; r < leaf.rows.size(); ++r) {
+      leaf.forms[r].instance(env_, &leaf.chain[r]);
+      for (size_t i = 0; i < n; ++i)
+        problem_.stride.push_back(leaf.chain[r].stride(c.loop[i].var, c.loop[i].slot));
     }
-    if (std::find(pick.begin(), pick.end(), i) != pick.end())
-      return unroll_chain(chain, pick, i + 1, leaf);
-    const FoldLoop& l = chain[i];
+    const auto* gemm = leaf.stmt.as<NpuGemmNode>();
+    const auto* vec = leaf.stmt.as<NpuVectorNode>();
+    problem_.accumulate = (gemm && !gemm->reset) || (vec && vec->op == npu::VecOp::kMac);
+    problem_.reset_gemm = gemm && gemm->reset;
+    return choose_fold(problem_);
+  }
+
+  // Unrolls the chain's loops that are not picked (in order) and emits the leaf with the picked
+  // ones folded.
+  void unroll_chain(Chain& c, const FoldChoice& pick, const std::vector<FoldLoop>& folded,
+                    size_t i) {
+    if (i == c.loop.size()) return emit_compute(*c.leaf, &c.leaf->chain, folded);
+    if (pick.folds(i)) return unroll_chain(c, pick, folded, i + 1);
+    const FoldLoop l = c.loop[i];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
-      env_[l.var] = make_int(v, l.var.dtype());
-      unroll_chain(chain, pick, i + 1, leaf);
+      bind_loop(l.var, l.slot, v);
+      unroll_chain(c, pick, folded, i + 1);
     }
-    env_.erase(l.var);
+    env_.unbind(l.slot);
   }
 
   const OnchipBuffer& onchip(const Buffer& b) {
@@ -272,33 +356,29 @@ class Selector {
     return p == phase_.end() ? 0 : p->second * a.rows;
   }
 
-  // An on-chip operand of a GEMM/vector instruction: physical affine address and its range.
-  struct Operand {
-    Mem mem;
-    npu::Affine addr;
-    Access range;
-  };
-  Operand operand(const Buffer& b, const Expr& row, const std::vector<FoldLoop>& folded,
-                  int64_t width, bool write, const char* role) {
+  // Row k of `leaf`; `chain` holds the rows' instances over the chain being emitted, or is null.
+  Operand operand(Leaf& leaf, const std::vector<RowInstance>* chain, size_t k, const Buffer& b,
+                  const std::vector<FoldLoop>& folded, int64_t width, bool write,
+                  const char* role) {
+    const Expr& row = leaf.rows[k];
     const OnchipBuffer& a = onchip(b);
     Mem want = mem_of(b);
     std::optional<AffineRow> r;
-    for (const auto& [node, form] : chain_forms_)
-      if (node == row.get() && !r) r = affine_row_from(form, env_, folded);
-    if (!r) r = affine_row(row, env_, folded, &row_forms_);
+    if (chain) r = affine_row_from((*chain)[k], env_, folded);
+    if (!r) r = affine_row(leaf.forms[k], env_, folded, &leaf.scratch);
     if (!r) {
       throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
                            " of buffer '", b->name,
                            "' is not a constant or an affine function of the folded loops"));
     }
     int64_t last = r->base, ext[2] = {1, 1};
-    for (size_t k = 0; k < folded.size(); ++k) ext[k] = folded[k].extent;
-    for (int k = 0; k < 2; ++k) {
-      if (r->stride[k] < 0 || r->stride[k] > kMaxU16)
+    for (size_t f = 0; f < folded.size(); ++f) ext[f] = folded[f].extent;
+    for (int f = 0; f < 2; ++f) {
+      if (r->stride[f] < 0 || r->stride[f] > kMaxU16)
         throw LowerError(str("stage '", stage(), "': the ", role, " row ", to_string(row),
-                             " has a stride of ", r->stride[k],
+                             " has a stride of ", r->stride[f],
                              " rows; NPU strides are in [0, 65535]"));
-      last += r->stride[k] * (ext[k] - 1);
+      last += r->stride[f] * (ext[f] - 1);
     }
     if (r->base < 0 || last + width > a.rows) {
       throw LowerError(str("stage '", stage(), "': the ", role, " accesses rows ", r->base, "..",
@@ -315,67 +395,41 @@ class Selector {
     return o;
   }
 
-  void emit_compute(const Stmt& s, const std::vector<FoldLoop>& folded) {
-    SelectedInsn si;
-    Insn& insn = si.insn;
+  void emit_compute(Leaf& leaf, const std::vector<RowInstance>* chain,
+                    const std::vector<FoldLoop>& folded) {
+    const Stmt& s = leaf.stmt;
     uint16_t ext0 = folded.size() > 0 ? uint16_t(folded[0].extent) : 1;
     uint16_t ext1 = folded.size() > 1 ? uint16_t(folded[1].extent) : 1;
+    Operand ops[3];
     if (const auto* g = s.as<NpuGemmNode>()) {
       // The operands' scopes are make_npu_gemm's invariants (acc, sram, sram).
-      Operand acc = operand(g->acc, g->acc_row, folded, 1, true, "GEMM accumulator");
-      Operand inp = operand(g->inp, g->inp_row, folded, 1, false, "GEMM input");
-      Operand wgt = operand(g->wgt, g->wgt_row, folded, target_.mac_out, false, "GEMM weight tile");
-      insn.opcode = npu::Opcode::kGemm;
-      insn.gemm.reset = g->reset;
-      insn.gemm.ext0 = ext0;
-      insn.gemm.ext1 = ext1;
-      insn.gemm.acc = acc.addr;
-      insn.gemm.inp = inp.addr;
-      insn.gemm.wgt = wgt.addr;
-      si.accesses = {acc.range, inp.range, wgt.range};
+      ops[0] = operand(leaf, chain, 0, g->acc, folded, 1, true, "GEMM accumulator");
+      ops[1] = operand(leaf, chain, 1, g->inp, folded, 1, false, "GEMM input");
+      ops[2] = operand(leaf, chain, 2, g->wgt, folded, target_.mac_out, false, "GEMM weight tile");
     } else {
-      // The op and its operand form are make_npu_vector's invariants.
       const auto* v = s.as<NpuVectorNode>();
-      const npu::VecOp* op = &v->op;
-      Operand dst = operand(v->dst, v->dst_row, folded, 1, true, "vector destination");
-      Operand src = operand(v->src, v->src_row, folded, 1, false, "vector source");
-      insn.opcode = npu::Opcode::kVector;
-      npu::Vector& x = insn.vec;
-      x.op = *op;
-      x.ext0 = ext0;
-      x.ext1 = ext1;
-      x.dst_mem = dst.mem;
-      x.dst = dst.addr;
-      x.src_mem = src.mem;
-      x.src = src.addr;
-      si.accesses = {dst.range, src.range};
-      if (v->src2) {
-        Operand s2 = operand(v->src2, v->src2_row, folded, 1, false, "vector operand");
-        x.src2_mem = s2.mem;
-        x.src2 = s2.addr;
-        si.accesses.push_back(s2.range);
-      } else {
-        x.use_imm = true;
-        x.imm = static_cast<int32_t>(*op == npu::VecOp::kRelu ? 0 : v->imm);
-        if (*op == npu::VecOp::kClip) x.imm_hi = static_cast<int32_t>(v->imm_hi);
-        if (*op == npu::VecOp::kRequantize) {
-          x.shift = static_cast<uint8_t>(v->shift);
-          x.zero_point = static_cast<int8_t>(v->zero_point);
-        }
-      }
+      ops[0] = operand(leaf, chain, 0, v->dst, folded, 1, true, "vector destination");
+      ops[1] = operand(leaf, chain, 1, v->src, folded, 1, false, "vector source");
+      if (v->src2) ops[2] = operand(leaf, chain, 2, v->src2, folded, 1, false, "vector operand");
     }
-    out.push_back(std::move(si));
+    out.push_back(compute_insn(s, ops, ext0, ext1));
+  }
+
+  // A DMA's fields compiled once.
+  struct DmaFields {
+    IntProgram field[8];
+  };
+  const DmaFields& dma_fields(const NpuDmaNode* op) {
+    auto it = dmas_.find(op);
+    if (it != dmas_.end()) return it->second;
+    DmaFields f;
+    const Expr* e[8] = {&op->chip_row, &op->ddr_offset, &op->rows,     &op->cols,
+                        &op->pad_top,  &op->pad_bottom, &op->pad_left, &op->pad_right};
+    for (int i = 0; i < 8; ++i) f.field[i] = IntProgram(*e[i], &env_);
+    return dmas_.emplace(op, std::move(f)).first->second;
   }
 
   void emit_dma(const NpuDmaNode* op) {
-    auto field = [&](const char* name, int64_t v, int64_t lo, int64_t hi) {
-      if (v < lo || v > hi) {
-        throw LowerError(str("stage '", stage(), "': DMA ", op->load ? "load" : "store", " of '",
-                             op->chip->name, "': ", name, " = ", v, " is outside [", lo, ", ", hi,
-                             "], the range of the instruction's field; split the transfer "
-                             "into smaller tiles"));
-      }
-    };
     auto dit = ddr_.find(op->ddr.get());
     if (dit == ddr_.end()) {
       throw LowerError(str("stage '", stage(), "': a DMA moves data of buffer '", op->ddr->name,
@@ -384,68 +438,33 @@ class Selector {
     }
     const OnchipBuffer& a = onchip(op->chip);
     Mem mem = mem_of(op->chip);  // dtypes agree: make_npu_dma's invariant
-    int64_t chip_row = const_value(op->chip_row, "the on-chip row");
-    int64_t ddr_elem = const_value(op->ddr_offset, "the DDR offset");
-    int64_t rows = const_value(op->rows, "the DMA row count");
-    int64_t cols = const_value(op->cols, "the DMA column count");
-    int64_t pt = const_value(op->pad_top, "pad_top"),
-            pb = const_value(op->pad_bottom, "pad_bottom");
-    int64_t pl = const_value(op->pad_left, "pad_left"),
-            pr = const_value(op->pad_right, "pad_right");
-    field("rows", rows, 1, kMaxU16);
-    field("cols", cols, 1, kMaxU16);
-    field("pad_top", pt, 0, 255);
-    field("pad_bottom", pb, 0, 255);
-    field("pad_left", pl, 0, 255);
-    field("pad_right", pr, 0, 255);
-    if (!op->load) field("padding of a store", pt + pb + pl + pr, 0, 0);
-    field("on-chip row stride", op->chip_row_stride, 0, kMaxU32);
-    int64_t total_rows = pt + rows + pb;
-    int64_t chip_last =
-        chip_row + (total_rows - 1) * op->chip_row_stride + pl + cols + pr;  // one past
-    if (chip_row < 0 || chip_last > a.rows) {
-      throw LowerError(str("stage '", stage(), "': a DMA ", op->load ? "writes" : "reads", " rows ",
-                           chip_row, "..", chip_last - 1, " of buffer '", op->chip->name,
-                           "', which has ", a.rows, " rows"));
-    }
-    int64_t ddr_end = ddr_elem + (rows - 1) * op->ddr_row_stride + cols * target_.block();
-    if (ddr_elem < 0 || op->ddr_row_stride < 0 || ddr_end > op->ddr->num_elements()) {
-      throw LowerError(str("stage '", stage(), "': a DMA ", op->load ? "reads" : "writes",
-                           " elements ", ddr_elem, "..", ddr_end - 1, " of argument '",
-                           op->ddr->name, "', which has ", op->ddr->num_elements()));
-    }
-    int64_t eb = dit->second.elem_bytes;
-    int64_t ddr_addr = static_cast<int64_t>(dit->second.offset) + ddr_elem * eb;
-    field("DDR row stride (bytes)", op->ddr_row_stride * eb, 0, kMaxU32);
-    field("DDR address", ddr_addr, 0, kMaxU32);
-    int64_t base = a.base + copy_offset(op->chip, a);
-    SelectedInsn si;
-    Insn& insn = si.insn;
-    insn.opcode = op->load ? npu::Opcode::kLoad : npu::Opcode::kStore;
-    npu::Dma& d = insn.dma;
-    d.mem = mem;
-    d.sram_addr = static_cast<uint32_t>(base + chip_row);
-    d.sram_stride = static_cast<uint32_t>(op->chip_row_stride);
-    d.ddr_addr = static_cast<uint32_t>(ddr_addr);
-    d.ddr_stride = static_cast<uint32_t>(op->ddr_row_stride * eb);
-    d.rows = static_cast<uint16_t>(rows);
-    d.cols = static_cast<uint16_t>(cols);
-    d.pad_top = static_cast<uint8_t>(pt);
-    d.pad_bottom = static_cast<uint8_t>(pb);
-    d.pad_left = static_cast<uint8_t>(pl);
-    d.pad_right = static_cast<uint8_t>(pr);
-    si.accesses = {Access{space_of(mem), base + chip_row, base + chip_last, op->load},
-                   Access{Space::kDdr, ddr_addr, ddr_addr + (ddr_end - ddr_elem) * eb, !op->load}};
-    out.push_back(std::move(si));
+    const DmaFields& p = dma_fields(op);
+    DmaValues v;
+    v.chip_row = const_value(p.field[0], op->chip_row, "the on-chip row");
+    v.ddr_elem = const_value(p.field[1], op->ddr_offset, "the DDR offset");
+    v.rows = const_value(p.field[2], op->rows, "the DMA row count");
+    v.cols = const_value(p.field[3], op->cols, "the DMA column count");
+    v.pad_top = const_value(p.field[4], op->pad_top, "pad_top");
+    v.pad_bottom = const_value(p.field[5], op->pad_bottom, "pad_bottom");
+    v.pad_left = const_value(p.field[6], op->pad_left, "pad_left");
+    v.pad_right = const_value(p.field[7], op->pad_right, "pad_right");
+    out.push_back(dma_insn(op, v, a, mem, copy_offset(op->chip, a), dit->second, target_,
+                           stages_.empty() ? "<top level>" : stages_.back().c_str()));
   }
 
   const OnchipPlan& plan_;
   const DdrLayout& ddr_;
   const npu::Target& target_;
-  VarMap env_;
-  RowForms row_forms_;
-  // The row forms of the chain being emitted (choose_fold's), by row expression; empty otherwise.
-  std::vector<std::pair<const ExprNode*, LinearForm>> chain_forms_;
+  // Variables bound by the enclosing loops and lets (and the other lets' values).
+  IntEnv env_;
+  // Compiled once per node of the body (which outlives the selector); looked up only, never
+  // iterated, so output order does not depend on addresses.
+  std::unordered_map<const ExprNode*, IntProgram> programs_;
+  std::unordered_map<const StmtNode*, std::unique_ptr<Leaf>> leaves_;
+  std::unordered_map<const StmtNode*, std::unique_ptr<Chain>> chains_;
+  std::unordered_map<const NpuDmaNode*, DmaFields> dmas_;
+  FoldProblem problem_;            // scratch of choose()
+  std::vector<FoldLoop> no_fold_;  // the empty fold of a statement outside any chain
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.

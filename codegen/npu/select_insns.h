@@ -2,7 +2,8 @@
 // IfThenElse and the NPU statements of compiler/ir/ir.h) and emits one instruction per DMA, GEMM or
 // vector statement instance, in program order, with the ranges each touches.
 //
-// Loops are unrolled (the variable substituted by each value, then simplified), except that up to
+// Loops are unrolled (each expression evaluated at every value of the variable, by compiled integer
+// arithmetic, and by the simplifier where that does not decide: int_program.h), except that up to
 // two loops perfectly nesting a GEMM or vector statement fold into the instruction's ext0/ext1
 // when its row expressions are affine in their variables with strides in [0, 65535] and extents
 // <= 65535 (fold_loops.h says which pair is chosen). DMAs are unrolled: one load or store per
@@ -23,16 +24,12 @@
 
 #include "codegen/npu/allocate_onchip.h"
 #include "codegen/npu/insert_tokens.h"
+#include "codegen/npu/npu_insns.h"
 #include "compiler/ir/ir.h"
 #include "runtime/npu/target.h"
 
 namespace tessera {
 
-// Where an argument buffer lives in the kernel's DDR space.
-struct DdrBuffer {
-  uint64_t offset = 0;  // bytes
-  int64_t elem_bytes = 1;
-};
 using DdrLayout = std::map<const BufferNode*, DdrBuffer>;  // looked up only
 
 std::vector<SelectedInsn> select_insns(const Stmt& body, const OnchipPlan& plan,

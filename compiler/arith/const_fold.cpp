@@ -7,23 +7,6 @@
 
 namespace tessera {
 
-int64_t wrap_int(int64_t v, DType t) {
-  switch (t) {
-    case DType::kBool:
-      return v != 0 ? 1 : 0;
-    case DType::kInt8:
-      return static_cast<int8_t>(static_cast<uint8_t>(v));
-    case DType::kInt16:
-      return static_cast<int16_t>(static_cast<uint16_t>(v));
-    case DType::kInt32:
-      return static_cast<int32_t>(static_cast<uint32_t>(v));
-    case DType::kUInt8:
-      return static_cast<uint8_t>(v);
-    default:
-      return v;
-  }
-}
-
 Expr make_wrapped_int(int64_t v, DType t) { return make_int(wrap_int(v, t), t); }
 
 int64_t floor_div(int64_t a, int64_t b) {

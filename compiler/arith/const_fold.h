@@ -14,8 +14,23 @@
 namespace tessera {
 
 // v reduced to t's width: signed types to [min, max] of the type, uint8 to [0, 255], bool to 0/1
-// (any non-zero value is true), int64 unchanged.
-int64_t wrap_int(int64_t v, DType t);
+// (any non-zero value is true), int64 unchanged. Inline: the hot path of compiled evaluation.
+inline int64_t wrap_int(int64_t v, DType t) {
+  switch (t) {
+    case DType::kBool:
+      return v != 0 ? 1 : 0;
+    case DType::kInt8:
+      return static_cast<int8_t>(static_cast<uint8_t>(v));
+    case DType::kInt16:
+      return static_cast<int16_t>(static_cast<uint16_t>(v));
+    case DType::kInt32:
+      return static_cast<int32_t>(static_cast<uint32_t>(v));
+    case DType::kUInt8:
+      return static_cast<uint8_t>(v);
+    default:
+      return v;
+  }
+}
 // The integer constant v in type t, wrapped to t's width.
 Expr make_wrapped_int(int64_t v, DType t);
 

@@ -10,6 +10,7 @@
 
 #include "compiler/arith/const_fold.h"
 #include "compiler/arith/eval_int.h"
+#include "compiler/arith/int_program.h"
 #include "compiler/arith/interval.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/equal.h"
@@ -417,6 +418,63 @@ TEST(ArithRandom, IntegerEvaluationAgreesWithTheEvaluatorAndTheSimplifier) {
   EXPECT_GT(decided, 10000);
   EXPECT_FALSE(eval_int(Var("free") + 1, VarMap()).has_value());
   EXPECT_FALSE(eval_int(make_int(7) / make_int(0), VarMap()).has_value());
+}
+
+// A compiled IntProgram (the selector's and verify's per-iteration evaluation) gives the
+// independent evaluator's value at every point, and under partial bindings decides exactly when
+// eval_int does, with the same value; bindings of another type or to a non-constant decline.
+TEST(ArithRandom, CompiledEvaluationAgreesWithTheEvaluatorAndEvalInt) {
+  int decided = 0, partial_decided = 0;
+  for (DType t : {kIndexType, DType::kInt8, DType::kUInt8, DType::kInt16}) {
+    for (uint32_t seed = 1; seed <= 300; ++seed) {
+      Gen g(seed + 700000, {}, t);
+      Case c = random_case(g, t);
+      Gen eg(seed * 7919u + 700000, c.vars, t);
+      Expr e = seed % 3 == 0 ? eg.cond(2) : eg.expr(4);
+      bool too_big = false;
+      for_each_point(c.vars, c.box, [&](const auto& env) { eval(e, env, &too_big); });
+      if (too_big) continue;
+      IntEnv ie;
+      IntProgram p(e, &ie);
+      std::vector<int> slots;
+      for (const Var& v : c.vars) slots.push_back(ie.slot(v));
+      // Only x bound: decided where the others do not matter, as eval_int decides.
+      ie.bind(slots[0], c.box[0].first, t);
+      std::optional<int64_t> part = p.eval(ie);
+      std::optional<int64_t> ref = eval_int(e, ie.var_map());
+      ASSERT_EQ(part.has_value(), ref.has_value()) << to_string(e);
+      if (part) {
+        ASSERT_EQ(*part, *ref) << to_string(e);
+        ++partial_decided;
+      }
+      for_each_point(c.vars, c.box, [&](const auto& env) {
+        bool big = false;
+        for (size_t i = 0; i < c.vars.size(); ++i) ie.bind(slots[i], env.at(c.vars[i].id()), t);
+        std::optional<int64_t> got = p.eval(ie);
+        ASSERT_TRUE(got.has_value()) << to_string(e);
+        ASSERT_EQ(*got, eval(e, env, &big)) << dtype_name(t) << ": " << to_string(e);
+        ++decided;
+      });
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GT(decided, 10000);
+  EXPECT_GT(partial_decided, 50);
+  Var x("x");
+  IntEnv ie;
+  IntProgram p(x * 3 + 1, &ie), by_zero(x / (x - x), &ie);
+  int s = ie.slot(x);
+  EXPECT_FALSE(p.eval(ie).has_value());  // unbound
+  ie.bind(s, 5, DType::kInt64);
+  EXPECT_FALSE(p.eval(ie).has_value());  // bound in another type, as eval_int declines
+  ie.bind(s, 5, kIndexType);
+  EXPECT_EQ(p.eval(ie), std::optional<int64_t>(16));
+  EXPECT_FALSE(by_zero.eval(ie).has_value());
+  ie.bind_expr(s, Var("n") + 1);
+  EXPECT_FALSE(p.eval(ie).has_value());  // a non-constant binding
+  EXPECT_EQ(to_string(ie.var_map().at(x)), "(n + 1)");
+  ie.unbind(s);
+  EXPECT_TRUE(ie.var_map().empty());
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+// The row expressions of GEMM and vector statements as affine functions of the folded loops,
+// evaluated per unrolled iteration by integer arithmetic.
+//
+// Each row is simplified once over all its variables into a linear form whose atoms are compiled
+// (int_program.h). An instance under an environment — what linear_form(simplify(substitute(row,
+// env))) gives — keeps the terms of unbound plain variables and folds every other atom into the
+// constant by integer evaluation. When an atom uses an unbound variable (x / 4 with x folded) or is
+// not decided by integer evaluation, the instance is computed the general way (simplify), so the
+// answer is always the same as the simplifier's, only without simplifying per iteration.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "codegen/npu/fold_loops.h"
+#include "compiler/arith/int_program.h"
+#include "compiler/arith/linear_form.h"
+
+namespace tessera {
+
+// A row under an environment.
+struct RowInstance {
+  bool general = false;  // computed by the simplifier: `form` holds it
+  LinearForm form;
+  // Otherwise: the constant (wrapped to the row's type) and the terms of unbound plain variables
+  // in the form's order, as (slot, coefficient).
+  DType dtype = kIndexType;
+  int64_t constant = 0;
+  std::vector<std::pair<int, int64_t>> terms;
+
+  // The row's stride in v (slot s): 0 when it does not use v, nullopt when v appears inside
+  // another atom (linear_coef's answer).
+  std::optional<int64_t> stride(const Var& v, int s) const;
+};
+
+class RowForm {
+ public:
+  RowForm(const Expr& row, IntEnv* env);
+  const Expr& row() const { return row_; }
+  // The instance under env (unbound variables stay symbolic).
+  void instance(const IntEnv& env, RowInstance* out) const;
+
+ private:
+  Expr row_;
+  LinearForm form_;               // linear_form(simplify(row))
+  std::vector<int> slot_;         // per term: the slot of its atom when a plain variable, else -1
+  std::vector<IntProgram> atom_;  // per term: the atom compiled
+};
+
+// `inst` (the row's instance over a chain, its unfolded loops now bound in env) as an affine
+// function of the folded loops; nullopt when it is not one (a term that is not a plain variable,
+// or a variable neither folded nor bound to a constant).
+std::optional<AffineRow> affine_row_from(const RowInstance& inst, const IntEnv& env,
+                                         const std::vector<FoldLoop>& folded);
+// The row itself under env (every variable but the folded ones bound) as an affine function of
+// the folded loops; nullopt when it is not one.
+std::optional<AffineRow> affine_row(const RowForm& row, const IntEnv& env,
+                                    const std::vector<FoldLoop>& folded, RowInstance* scratch);
+
+}  // namespace tessera

@@ -1,0 +1,95 @@
+// Compiled integer evaluation: eval_int's answers for an expression evaluated at many points.
+//
+//   IntEnv env;
+//   IntProgram p(e, &env);                   // compiled once; e's variables get slots in env
+//   env.bind(env.slot(x), 3, x.dtype());     // as VarMap{{x, make_int(3, x.dtype())}}
+//   std::optional<int64_t> v = p.eval(env);  // == eval_int(e, env.var_map())
+//
+// The NPU instruction selector and verify's exact range check evaluate the same loop bounds,
+// DMA fields and row expressions at every unrolled iteration. eval_int walks the expression tree
+// and looks every variable up in a std::map whose values are freshly allocated IntImm nodes;
+// here the tree becomes a flat postfix program once and a binding is a store into a slot, so an
+// iteration allocates nothing. The answer is always eval_int's (same wrapping, floor division,
+// type checks, nullopt cases, a Select's untaken branch never evaluated): a program is a
+// faster spelling of the same function, and tests check the two agree.
+//
+// An IntEnv holds the bindings of one traversal: each slot is unbound, bound to an integer
+// constant of a type, or bound to a non-constant expression (a let whose value the simplifier
+// could not fold; eval_int sees it as undecided, like any non-IntImm binding). var_map() gives
+// the same bindings as a VarMap, for the general path (simplify(substitute(e, env.var_map()))).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/ir/substitute.h"
+
+namespace tessera {
+
+class IntEnv {
+ public:
+  // v's slot, assigned at first use (slots are only looked up, never iterated into output).
+  int slot(const Var& v);
+  // v's slot, or -1 when v never got one (it is then unbound).
+  int find(const VarNode* v) const;
+
+  // Binds slot s as make_int(value, t) would in a VarMap.
+  void bind(int s, int64_t value, DType t) {
+    Value& x = values_[s];
+    x.state = kInt;
+    x.type = t;
+    x.value = value;
+  }
+  // Binds slot s to a non-constant expression.
+  void bind_expr(int s, const Expr& e);
+  void unbind(int s) {
+    values_[s].state = kUnbound;
+    exprs_[s] = Expr();
+  }
+
+  bool bound(int s) const { return values_[s].state != kUnbound; }
+  // The constant slot s holds in type t (eval_int's reading of a variable of type t).
+  bool constant(int s, DType t, int64_t* out) const;
+  const Var& var(int s) const { return vars_[s]; }
+
+  // Every binding as a VarMap (IntImm nodes for constants).
+  VarMap var_map() const;
+
+ private:
+  enum State : uint8_t { kUnbound, kInt, kExpr };
+  struct Value {
+    State state = kUnbound;
+    DType type = kIndexType;
+    int64_t value = 0;
+  };
+  std::vector<Value> values_;
+  std::vector<Var> vars_;
+  std::vector<Expr> exprs_;  // kExpr bindings
+  std::unordered_map<const VarNode*, int> index_;
+};
+
+class IntProgram {
+ public:
+  IntProgram() = default;
+  // Compiles e (undefined e: a program that never decides); its variables get slots in *env.
+  IntProgram(const Expr& e, IntEnv* env);
+  // eval_int(e, env.var_map()).
+  std::optional<int64_t> eval(const IntEnv& env) const;
+
+ private:
+  enum class Op : uint8_t;
+  struct Step {
+    Op op;
+    DType type;   // the node's type (results wrap to it); for kVar the variable's type
+    int32_t arg;  // kVar: slot; jumps: target step
+    int64_t imm;  // kConst: the wrapped constant
+  };
+  void compile(const Expr& e, IntEnv* env, int depth);
+  std::vector<Step> code_;
+  int max_depth_ = 0;
+};
+
+}  // namespace tessera

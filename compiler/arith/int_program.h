@@ -51,6 +51,21 @@ class IntEnv {
   }
 
   bool bound(int s) const { return values_[s].state != kUnbound; }
+
+  // A slot's binding, to put back after a nested scope rebinds it.
+  struct Saved {
+    uint8_t state;
+    DType type;
+    int64_t value;
+    Expr expr;
+  };
+  Saved save(int s) const {
+    return {values_[s].state, values_[s].type, values_[s].value, exprs_[s]};
+  }
+  void restore(int s, const Saved& b) {
+    values_[s] = Value{static_cast<State>(b.state), b.type, b.value};
+    exprs_[s] = b.expr;
+  }
   // The constant slot s holds in type t (eval_int's reading of a variable of type t).
   bool constant(int s, DType t, int64_t* out) const;
   const Var& var(int s) const { return vars_[s]; }

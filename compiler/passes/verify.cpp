@@ -3,7 +3,7 @@
 #include <set>
 
 #include "compiler/arith/const_fold.h"
-#include "compiler/arith/eval_int.h"
+#include "compiler/arith/int_program.h"
 #include "compiler/arith/interval.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
@@ -174,6 +174,10 @@ class Verifier : public IRVisitor {
       first = substitute(first, {{it->var, it->a}});
       end = substitute(end, {{it->var, it->a}});
     }
+    // Few iterations: running them by integer evaluation is cheaper than simplifying the range
+    // and bounding it. In range at every point is the answer the general path below gives too (a
+    // bound proof or the same exact run); anything else is left to that path, as before.
+    if (exact_check(first, end, limit, kQuickBudget) == Outcome::kIn) return true;
     first = simplify(first);
     end = simplify(end);
     VarRanges ranges;
@@ -202,79 +206,108 @@ class Verifier : public IRVisitor {
       std::optional<int64_t> hi = const_upper_bound(end, ranges);
       if (lo && hi && *lo >= 0 && *hi <= limit) return true;
     }
-    // Not provably in range from the loop ranges alone: run the loops and guards.
-    budget_ = kExactBudget;
-    witness_.clear();
-    VarMap env;
-    return exact(0, env, first, end, limit);
+    // Not provably in range from the loop ranges alone: run the loops and guards (too many
+    // iterations to check here count as in range: codegen checks each instance).
+    return exact_check(first, end, limit, kExactBudget) != Outcome::kOut;
   }
 
-  // Runs the loops and guards from scopes_[i] on, with env binding the enclosing ones. Values are
-  // integer evaluations (eval_int: the constant simplify(substitute(e, env)) folds to) where
+  enum class Outcome { kIn, kOut, kGaveUp };
+  // The loops and guards' expressions, compiled for one check.
+  struct Exact {
+    IntEnv env;
+    IntProgram first, end;
+    std::vector<IntProgram> a, b;
+    std::vector<int> slot;
+    int64_t limit = 0;
+  };
+
+  Outcome exact_check(const Expr& first, const Expr& end, int64_t limit, int64_t budget) {
+    Exact x;
+    x.first = IntProgram(first, &x.env);
+    x.end = IntProgram(end, &x.env);
+    for (const Scope& sc : scopes_) {
+      x.a.emplace_back(sc.a, &x.env);
+      x.b.emplace_back(sc.b, &x.env);
+      x.slot.push_back(sc.var.defined() ? x.env.slot(sc.var) : -1);
+    }
+    x.limit = limit;
+    budget_ = budget;
+    witness_.clear();
+    return exact(0, x, first, end);
+  }
+
+  // Runs the loops and guards from scopes_[i] on, with x.env binding the enclosing ones. Values are
+  // integer evaluations (int_program.h: the constant simplify(substitute(e, env)) folds to) where
   // they decide, else the simplifier's.
-  bool exact(size_t i, VarMap& env, const Expr& first, const Expr& end, int64_t limit) {
-    if (--budget_ < 0) return true;  // too many iterations to check here; codegen checks each
-    auto value = [&](const Expr& e) { return simplify(substitute(e, env)); };
+  Outcome exact(size_t i, Exact& x, const Expr& first, const Expr& end) {
+    if (--budget_ < 0) return Outcome::kGaveUp;
+    auto value = [&](const Expr& e) { return simplify(substitute(e, x.env.var_map())); };
+    int64_t limit = x.limit;
     if (i == scopes_.size()) {
-      std::optional<int64_t> fa = eval_int(first, env), eb = eval_int(end, env);
-      if (fa && eb && *fa >= 0 && *eb <= limit && *fa <= *eb) return true;
-      Expr fv = value(first), ev = value(end);  // keep the constants alive
+      std::optional<int64_t> fa = x.first.eval(x.env), eb = x.end.eval(x.env);
+      if (fa && eb && *fa >= 0 && *eb <= limit && *fa <= *eb) return Outcome::kIn;
+      VarMap env = x.env.var_map();
+      Expr fv = simplify(substitute(first, env)), ev = simplify(substitute(end, env));
       const int64_t* a = as_const_int(fv);
       const int64_t* b = as_const_int(ev);
-      if (a && b && *a >= 0 && *b <= limit && *a <= *b) return true;
+      if (a && b && *a >= 0 && *b <= limit && *a <= *b) return Outcome::kIn;
       witness_ = str(" (", to_string(fv), "..", to_string(ev), env.empty() ? "" : " with");
       std::string sep = " ";
-      for (const auto& [v, x] : env) {
-        witness_ += str(sep, v.name(), " = ", to_string(x));
+      for (const auto& [v, val] : env) {
+        witness_ += str(sep, v.name(), " = ", to_string(val));
         sep = ", ";
       }
       witness_ += ")";
-      return false;
+      return Outcome::kOut;
     }
     const Scope& sc = scopes_[i];
+    int slot = x.slot[i];
     // Binds sc.var for the rest of the scopes, then restores what it was.
-    auto with = [&](Expr x) {
-      auto it = env.find(sc.var);
-      std::optional<Expr> saved;
-      if (it != env.end()) saved = it->second;
-      env[sc.var] = std::move(x);
-      bool ok = exact(i + 1, env, first, end, limit);
-      if (saved) {
-        env[sc.var] = *saved;
-      } else {
-        env.erase(sc.var);
-      }
-      return ok;
+    auto with = [&](auto bind) {
+      IntEnv::Saved saved = x.env.save(slot);
+      bind();
+      Outcome o = exact(i + 1, x, first, end);
+      x.env.restore(slot, saved);
+      return o;
     };
     switch (sc.kind) {
       case Scope::kLet: {
-        std::optional<int64_t> v = eval_int(sc.a, env);
-        return with(v ? make_wrapped_int(*v, sc.a.dtype()) : value(sc.a));
+        if (std::optional<int64_t> v = x.a[i].eval(x.env)) {
+          DType t = sc.a.dtype();
+          return with([&] { x.env.bind(slot, wrap_int(*v, t), t); });
+        }
+        Expr v = value(sc.a);
+        return with([&] { x.env.bind_expr(slot, v); });
       }
       case Scope::kIf: {
-        std::optional<int64_t> fast = eval_int(sc.a, env);
+        std::optional<int64_t> fast = x.a[i].eval(x.env);
         Expr cv = fast ? Expr() : value(sc.a);
         const int64_t* c = fast ? &*fast : as_const_int(cv);
-        if (c && (*c != 0) != sc.then) return true;  // this branch does not run here
-        return exact(i + 1, env, first, end, limit);
+        if (c && (*c != 0) != sc.then) return Outcome::kIn;  // this branch does not run here
+        return exact(i + 1, x, first, end);
       }
       case Scope::kLoop: {
-        std::optional<int64_t> mn = eval_int(sc.a, env), ext = eval_int(sc.b, env);
+        std::optional<int64_t> mn = x.a[i].eval(x.env), ext = x.b[i].eval(x.env);
         if (!mn || !ext) {
           Expr mv = value(sc.a), xv = value(sc.b);
-          if (!as_const_int(mv) || !as_const_int(xv)) return false;
+          if (!as_const_int(mv) || !as_const_int(xv)) return Outcome::kOut;
           mn = *as_const_int(mv);
           ext = *as_const_int(xv);
         }
+        DType t = sc.var.dtype();
         for (int64_t v = *mn; v < *mn + *ext; ++v) {
-          if (!with(make_int(v, sc.var.dtype()))) return false;
+          if (!is_int(t) && t != DType::kBool) make_int(v, t);  // make_int's check, as before
+          Outcome o = with([&] { x.env.bind(slot, v, t); });
+          if (o != Outcome::kIn) return o;
         }
-        return true;
+        return Outcome::kIn;
       }
     }
-    return false;
+    return Outcome::kOut;
   }
 
+  // Steps of the exact check tried before bounding the range (a few hundred iterations).
+  static constexpr int64_t kQuickBudget = 1 << 10;
   static constexpr int64_t kExactBudget = 1 << 20;
 
   const LoweredFunc& f_;

@@ -24,13 +24,6 @@ bool neighbours(Queue a, Queue b) {
   return a != b && (a == Queue::kCompute || b == Queue::kCompute);
 }
 
-bool conflict(const SelectedInsn& a, const SelectedInsn& b) {
-  for (const Access& x : a.accesses)
-    for (const Access& y : b.accesses)
-      if (x.space == y.space && (x.write || y.write) && x.lo < y.hi && y.lo < x.hi) return true;
-  return false;
-}
-
 class TokenInserter {
  public:
   TokenInserter(const std::vector<SelectedInsn>& in, const npu::Target& t)
@@ -46,17 +39,11 @@ class TokenInserter {
       // The latest conflicting instruction on every other queue; instructions the queue already
       // knows are done need no search.
       for (int q = 0; q < npu::kNumQueues; ++q) {
-        if (q == qi(a)) continue;
-        const std::vector<int64_t>& on_q = by_queue_[q];
-        for (size_t k = on_q.size(); k-- > 0 && on_q[k] > kn_[qi(a)][q];) {
-          const Node& j = nodes_[on_q[k]];
-          if (j.source >= 0 && conflict(in_[j.source], in_[i])) {
-            need[q] = on_q[k];
-            break;
-          }
-        }
+        if (q != qi(a)) need[q] = latest_conflict(in_[i], q, kn_[qi(a)][q]);
       }
-      place(in_[i].insn, static_cast<int64_t>(i), need, 0);
+      int64_t idx = place(in_[i].insn, static_cast<int64_t>(i), need, 0);
+      for (const Access& x : in_[i].accesses)
+        touches_[qi(a)][static_cast<int>(x.space)][x.write].push_back({x.lo, x.hi, idx});
     }
     std::vector<npu::Insn> out;
     out.reserve(nodes_.size());
@@ -70,6 +57,34 @@ class TokenInserter {
     int64_t source;  // index into the input, -1 for an inserted sync
     Knowledge done;  // what is known complete once this instruction completes
   };
+
+  // A range an instruction on some queue touched, with the instruction's node index.
+  struct Touch {
+    int64_t lo, hi, node;
+  };
+
+  // The latest instruction on queue q after `known` whose accesses conflict with I's (a write on
+  // either side of overlapping ranges of one space), or -1. Each of I's ranges is looked up in
+  // the ranges q's instructions wrote (and, when I writes it, read) in its space, newest first;
+  // the search stops at the newest conflict found so far, so it visits only ranges of the right
+  // space and kind, not every instruction of q.
+  int64_t latest_conflict(const SelectedInsn& insn, int q, int64_t known) const {
+    int64_t best = -1;
+    for (const Access& y : insn.accesses) {
+      for (int w = y.write ? 0 : 1; w < 2; ++w) {
+        const std::vector<Touch>& list = touches_[q][static_cast<int>(y.space)][w];
+        for (size_t k = list.size(); k-- > 0;) {
+          const Touch& x = list[k];
+          if (x.node <= known || x.node <= best) break;
+          if (x.lo < y.hi && y.lo < x.hi) {
+            best = x.node;
+            break;
+          }
+        }
+      }
+    }
+    return best;
+  }
 
   static npu::Insn make_sync(Queue q) {
     npu::Insn s;
@@ -161,6 +176,8 @@ class TokenInserter {
   std::array<Knowledge, npu::kNumQueues> kn_;  // per queue: what its next instruction knows
   std::array<std::vector<int64_t>, npu::kNumQueues> by_queue_;
   std::array<std::vector<int64_t>, 4> pushers_, poppers_;
+  // Per queue, space and kind (read 0, write 1): the ranges its instructions touched, in order.
+  std::vector<Touch> touches_[npu::kNumQueues][3][2];
 };
 
 }  // namespace

@@ -13,10 +13,13 @@ std::optional<int64_t> RowInstance::stride(const Var& v, int s) const {
 }
 
 RowForm::RowForm(const Expr& row, IntEnv* env) : row_(row), form_(linear_form(simplify(row))) {
+  std::vector<Expr> atoms;
   for (const LinearTerm& t : form_.terms) {
     slot_.push_back(t.atom.as<VarNode>() ? env->slot(Var(t.atom)) : -1);
-    atom_.emplace_back(t.atom, env);
+    atoms.push_back(t.atom);
   }
+  atoms_ = IntProgram(atoms, env);
+  atom_value_.resize(atoms.size());
 }
 
 void RowForm::instance(const IntEnv& env, RowInstance* out) const {
@@ -24,13 +27,14 @@ void RowForm::instance(const IntEnv& env, RowInstance* out) const {
   out->dtype = form_.dtype;
   out->terms.clear();
   uint64_t constant = static_cast<uint64_t>(form_.constant);  // wraps, as the form's constant
+  if (!atom_value_.empty()) atoms_.eval_all(env, atom_value_.data());
   for (size_t i = 0; i < form_.terms.size(); ++i) {
     int64_t coef = form_.terms[i].coef;
     if (slot_[i] >= 0 && !env.bound(slot_[i])) {
       out->terms.push_back({slot_[i], coef});
       continue;
     }
-    std::optional<int64_t> v = atom_[i].eval(env);
+    const std::optional<int64_t>& v = atom_value_[i];
     if (!v) {
       out->general = true;
       out->form = linear_form(simplify(substitute(row_, env.var_map())));

@@ -44,9 +44,10 @@ class RowForm {
 
  private:
   Expr row_;
-  LinearForm form_;               // linear_form(simplify(row))
-  std::vector<int> slot_;         // per term: the slot of its atom when a plain variable, else -1
-  std::vector<IntProgram> atom_;  // per term: the atom compiled
+  LinearForm form_;        // linear_form(simplify(row))
+  std::vector<int> slot_;  // per term: the slot of its atom when a plain variable, else -1
+  IntProgram atoms_;       // every term's atom, compiled together
+  mutable std::vector<std::optional<int64_t>> atom_value_;  // scratch of instance()
 };
 
 // `inst` (the row's instance over a chain, its unfolded loops now bound in env) as an affine

@@ -158,9 +158,8 @@ class Selector {
 
   // Loop bounds and DMA fields: integer evaluation when it decides (the hot path, the same value
   // as the simplifier's), else the simplifier, which also words the error.
-  int64_t const_value(const IntProgram& p, const Expr& e, const char* what) {
-    if (std::optional<int64_t> v = p.eval(env_)) return *v;
-    return const_value_slow(e, what);
+  int64_t const_value(const std::optional<int64_t>& v, const Expr& e, const char* what) {
+    return v ? *v : const_value_slow(e, what);
   }
   int64_t loop_bound(const IntProgram& p, const Expr& e, const Var& var, const char* which) {
     if (std::optional<int64_t> v = p.eval(env_)) return *v;
@@ -415,18 +414,13 @@ class Selector {
     out.push_back(compute_insn(s, ops, ext0, ext1));
   }
 
-  // A DMA's fields compiled once.
-  struct DmaFields {
-    IntProgram field[8];
-  };
-  const DmaFields& dma_fields(const NpuDmaNode* op) {
+  // A DMA's fields compiled once, together (they share their clamps).
+  const IntProgram& dma_fields(const NpuDmaNode* op) {
     auto it = dmas_.find(op);
     if (it != dmas_.end()) return it->second;
-    DmaFields f;
-    const Expr* e[8] = {&op->chip_row, &op->ddr_offset, &op->rows,     &op->cols,
-                        &op->pad_top,  &op->pad_bottom, &op->pad_left, &op->pad_right};
-    for (int i = 0; i < 8; ++i) f.field[i] = IntProgram(*e[i], &env_);
-    return dmas_.emplace(op, std::move(f)).first->second;
+    std::vector<Expr> fields = {op->chip_row, op->ddr_offset, op->rows,     op->cols,
+                                op->pad_top,  op->pad_bottom, op->pad_left, op->pad_right};
+    return dmas_.emplace(op, IntProgram(fields, &env_)).first->second;
   }
 
   void emit_dma(const NpuDmaNode* op) {
@@ -438,16 +432,17 @@ class Selector {
     }
     const OnchipBuffer& a = onchip(op->chip);
     Mem mem = mem_of(op->chip);  // dtypes agree: make_npu_dma's invariant
-    const DmaFields& p = dma_fields(op);
+    std::optional<int64_t> f[8];
+    dma_fields(op).eval_all(env_, f);
     DmaValues v;
-    v.chip_row = const_value(p.field[0], op->chip_row, "the on-chip row");
-    v.ddr_elem = const_value(p.field[1], op->ddr_offset, "the DDR offset");
-    v.rows = const_value(p.field[2], op->rows, "the DMA row count");
-    v.cols = const_value(p.field[3], op->cols, "the DMA column count");
-    v.pad_top = const_value(p.field[4], op->pad_top, "pad_top");
-    v.pad_bottom = const_value(p.field[5], op->pad_bottom, "pad_bottom");
-    v.pad_left = const_value(p.field[6], op->pad_left, "pad_left");
-    v.pad_right = const_value(p.field[7], op->pad_right, "pad_right");
+    v.chip_row = const_value(f[0], op->chip_row, "the on-chip row");
+    v.ddr_elem = const_value(f[1], op->ddr_offset, "the DDR offset");
+    v.rows = const_value(f[2], op->rows, "the DMA row count");
+    v.cols = const_value(f[3], op->cols, "the DMA column count");
+    v.pad_top = const_value(f[4], op->pad_top, "pad_top");
+    v.pad_bottom = const_value(f[5], op->pad_bottom, "pad_bottom");
+    v.pad_left = const_value(f[6], op->pad_left, "pad_left");
+    v.pad_right = const_value(f[7], op->pad_right, "pad_right");
     out.push_back(dma_insn(op, v, a, mem, copy_offset(op->chip, a), dit->second, target_,
                            stages_.empty() ? "<top level>" : stages_.back().c_str()));
   }
@@ -462,7 +457,7 @@ class Selector {
   std::unordered_map<const ExprNode*, IntProgram> programs_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Leaf>> leaves_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Chain>> chains_;
-  std::unordered_map<const NpuDmaNode*, DmaFields> dmas_;
+  std::unordered_map<const NpuDmaNode*, IntProgram> dmas_;
   FoldProblem problem_;            // scratch of choose()
   std::vector<FoldLoop> no_fold_;  // the empty fold of a statement outside any chain
   std::vector<std::string> stages_;

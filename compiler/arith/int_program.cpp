@@ -1,5 +1,7 @@
 #include "compiler/arith/int_program.h"
 
+#include <algorithm>
+
 #include "compiler/arith/const_fold.h"
 
 namespace tessera {
@@ -25,13 +27,6 @@ void IntEnv::bind_expr(int s, const Expr& e) {
   exprs_[s] = e;
 }
 
-bool IntEnv::constant(int s, DType t, int64_t* out) const {
-  const Value& x = values_[s];
-  if (x.state != kInt || x.type != t) return false;
-  *out = wrap_int(x.value, t);
-  return true;
-}
-
 VarMap IntEnv::var_map() const {
   VarMap m;
   for (size_t s = 0; s < vars_.size(); ++s) {
@@ -47,6 +42,7 @@ enum class IntProgram::Op : uint8_t {
   kVar,
   kCast,
   kNot,
+  kSelect,  // a ? b : c
   kAdd,
   kSub,
   kMul,
@@ -62,8 +58,6 @@ enum class IntProgram::Op : uint8_t {
   kGE,
   kAnd,
   kOr,
-  kJumpIfZero,  // pops the condition
-  kJump,
   kFail,  // not decided here (eval_int's nullopt)
 };
 
@@ -76,65 +70,65 @@ bool is_int_like(DType t) {
 
 }  // namespace
 
-IntProgram::IntProgram(const Expr& e, IntEnv* env) {
-  if (!e.defined()) {
-    code_.push_back({Op::kFail, kIndexType, 0, 0});
-    return;
+IntProgram::IntProgram(const std::vector<Expr>& roots, IntEnv* env) {
+  std::map<Key, int> numbering;
+  for (const Expr& e : roots) {
+    roots_.push_back(e.defined() ? compile(e, env, &numbering)
+                                 : add({Op::kFail, kIndexType, 0, 0, 0, 0}, &numbering));
   }
-  compile(e, env, 0);
+  value_.resize(code_.size());
+  undecided_.resize(code_.size());
+  for (const Step& s : code_)
+    if (s.op == Op::kVar && std::find(inputs_.begin(), inputs_.end(), s.a) == inputs_.end())
+      inputs_.push_back(s.a);
+  last_.resize(inputs_.size());
 }
 
-// Appends e's steps; `depth` is the stack height before them (e leaves one value on top).
-void IntProgram::compile(const Expr& e, IntEnv* env, int depth) {
-  max_depth_ = std::max(max_depth_, depth + 1);
+// The step computing s, reusing an equal one (same operation on the same operand steps).
+int IntProgram::add(const Step& s, std::map<Key, int>* numbering) {
+  Key k{static_cast<uint8_t>(s.op), s.type, s.a, s.b, s.c, s.imm};
+  auto it = numbering->find(k);
+  if (it != numbering->end()) return it->second;
+  code_.push_back(s);
+  int i = static_cast<int>(code_.size()) - 1;
+  numbering->emplace(k, i);
+  return i;
+}
+
+// The step holding e's value (operands first, so steps run in order).
+int IntProgram::compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering) {
   DType t = e.dtype();
-  auto fail = [&] { code_.push_back({Op::kFail, t, 0, 0}); };
-  if (!is_int_like(t)) return fail();
+  Step fail{Op::kFail, t, 0, 0, 0, 0};
+  if (!is_int_like(t)) return add(fail, numbering);
   switch (e.kind()) {
     case ExprKind::kIntImm:
-      code_.push_back({Op::kConst, t, 0, wrap_int(e.as<IntImmNode>()->value, t)});
-      return;
+      return add({Op::kConst, t, 0, 0, 0, wrap_int(e.as<IntImmNode>()->value, t)}, numbering);
     case ExprKind::kVar:
-      code_.push_back({Op::kVar, t, env->slot(Var(e)), 0});
-      return;
+      return add({Op::kVar, t, env->slot(Var(e)), 0, 0, 0}, numbering);
     case ExprKind::kCast:
-      compile(e.as<CastNode>()->value, env, depth);
-      code_.push_back({Op::kCast, t, 0, 0});
-      return;
+      return add({Op::kCast, t, compile(e.as<CastNode>()->value, env, numbering), 0, 0, 0},
+                 numbering);
     case ExprKind::kNot: {
       const Expr& a = e.as<NotNode>()->a;
-      if (a.dtype() != DType::kBool) return fail();
-      compile(a, env, depth);
-      code_.push_back({Op::kNot, t, 0, 0});
-      return;
+      if (a.dtype() != DType::kBool) return add(fail, numbering);
+      return add({Op::kNot, t, compile(a, env, numbering), 0, 0, 0}, numbering);
     }
     case ExprKind::kSelect: {
       const auto* s = e.as<SelectNode>();
-      if (s->cond.dtype() != DType::kBool) return fail();
-      compile(s->cond, env, depth);
-      size_t jz = code_.size();
-      code_.push_back({Op::kJumpIfZero, t, 0, 0});
-      if (s->true_value.dtype() == t) {
-        compile(s->true_value, env, depth);
-      } else {
-        fail();
-      }
-      size_t jmp = code_.size();
-      code_.push_back({Op::kJump, t, 0, 0});
-      code_[jz].arg = static_cast<int32_t>(code_.size());
-      if (s->false_value.dtype() == t) {
-        compile(s->false_value, env, depth);
-      } else {
-        fail();
-      }
-      code_[jmp].arg = static_cast<int32_t>(code_.size());
-      return;
+      if (s->cond.dtype() != DType::kBool) return add(fail, numbering);
+      int c = compile(s->cond, env, numbering);
+      // A branch of another type is undecided only when it is taken.
+      int x = s->true_value.dtype() == t ? compile(s->true_value, env, numbering)
+                                         : add(fail, numbering);
+      int y = s->false_value.dtype() == t ? compile(s->false_value, env, numbering)
+                                          : add(fail, numbering);
+      return add({Op::kSelect, t, c, x, y, 0}, numbering);
     }
     default:
       break;
   }
   const auto* b = e.as<BinaryNode>();
-  if (!b || b->a.dtype() != b->b.dtype()) return fail();
+  if (!b || b->a.dtype() != b->b.dtype()) return add(fail, numbering);
   Op op;
   switch (e.kind()) {
 #define TESSERA_INT_OP(k) \
@@ -158,108 +152,137 @@ void IntProgram::compile(const Expr& e, IntEnv* env, int depth) {
     TESSERA_INT_OP(kOr)
 #undef TESSERA_INT_OP
     default:
-      return fail();
+      return add(fail, numbering);
   }
-  compile(b->a, env, depth);
-  compile(b->b, env, depth + 1);
-  code_.push_back({op, t, 0, 0});
+  int x = compile(b->a, env, numbering);
+  int y = compile(b->b, env, numbering);
+  return add({op, t, x, y, 0, 0}, numbering);
+}
+
+void IntProgram::run(const IntEnv& env) const {
+  bool same = ran_;
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    IntEnv::Reading r = env.reading(inputs_[k]);
+    if (!(r == last_[k])) {
+      same = false;
+      last_[k] = r;
+    }
+  }
+  if (same) return;
+  ran_ = true;
+  int64_t* v = value_.data();
+  uint8_t* u = undecided_.data();
+  const size_t n = code_.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Step& s = code_[i];
+    switch (s.op) {
+      case Op::kConst:
+        v[i] = s.imm;
+        u[i] = 0;
+        continue;
+      case Op::kVar:
+        u[i] = !env.constant(s.a, s.type, &v[i]);
+        continue;
+      case Op::kCast:
+        v[i] = wrap_int(v[s.a], s.type);
+        u[i] = u[s.a];
+        continue;
+      case Op::kNot:
+        v[i] = v[s.a] == 0 ? 1 : 0;
+        u[i] = u[s.a];
+        continue;
+      case Op::kSelect: {
+        int taken = v[s.a] ? s.b : s.c;
+        v[i] = v[taken];
+        u[i] = u[s.a] | u[taken];
+        continue;
+      }
+      case Op::kFail:
+        u[i] = 1;
+        continue;
+      default:
+        break;
+    }
+    int64_t x = v[s.a], y = v[s.b];
+    u[i] = u[s.a] | u[s.b];
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    int64_t r = 0;
+    switch (s.op) {
+      case Op::kAdd:
+        r = wrap_int(static_cast<int64_t>(ux + uy), s.type);
+        break;
+      case Op::kSub:
+        r = wrap_int(static_cast<int64_t>(ux - uy), s.type);
+        break;
+      case Op::kMul:
+        r = wrap_int(static_cast<int64_t>(ux * uy), s.type);
+        break;
+      case Op::kDiv:
+        if (y == 0 || u[i]) {
+          u[i] = 1;
+        } else {
+          r = wrap_int(floor_div(x, y), s.type);
+        }
+        break;
+      case Op::kMod:
+        if (y == 0 || u[i]) {
+          u[i] = 1;
+        } else {
+          r = wrap_int(floor_mod(x, y), s.type);
+        }
+        break;
+      case Op::kMin:
+        r = x < y ? x : y;
+        break;
+      case Op::kMax:
+        r = x < y ? y : x;
+        break;
+      case Op::kEQ:
+        r = x == y;
+        break;
+      case Op::kNE:
+        r = x != y;
+        break;
+      case Op::kLT:
+        r = x < y;
+        break;
+      case Op::kLE:
+        r = x <= y;
+        break;
+      case Op::kGT:
+        r = x > y;
+        break;
+      case Op::kGE:
+        r = x >= y;
+        break;
+      case Op::kAnd:
+        r = (x != 0) && (y != 0);
+        break;
+      case Op::kOr:
+        r = (x != 0) || (y != 0);
+        break;
+      default:
+        u[i] = 1;
+        break;
+    }
+    v[i] = r;
+  }
 }
 
 std::optional<int64_t> IntProgram::eval(const IntEnv& env) const {
-  constexpr int kInline = 32;
-  int64_t inline_stack[kInline];
-  std::vector<int64_t> heap;
-  int64_t* st = inline_stack;
-  if (max_depth_ > kInline) {
-    heap.resize(max_depth_);
-    st = heap.data();
+  if (roots_.empty()) return std::nullopt;
+  run(env);
+  int r = roots_[0];
+  if (undecided_[r]) return std::nullopt;
+  return value_[r];
+}
+
+void IntProgram::eval_all(const IntEnv& env, std::optional<int64_t>* out) const {
+  run(env);
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    int r = roots_[i];
+    out[i] = undecided_[r] ? std::nullopt : std::optional<int64_t>(value_[r]);
   }
-  int sp = 0;  // values on the stack
-  const Step* code = code_.data();
-  const size_t n = code_.size();
-  for (size_t pc = 0; pc < n; ++pc) {
-    const Step& s = code[pc];
-    switch (s.op) {
-      case Op::kConst:
-        st[sp++] = s.imm;
-        continue;
-      case Op::kVar:
-        if (!env.constant(s.arg, s.type, &st[sp])) return std::nullopt;
-        ++sp;
-        continue;
-      case Op::kCast:
-        st[sp - 1] = wrap_int(st[sp - 1], s.type);
-        continue;
-      case Op::kNot:
-        st[sp - 1] = st[sp - 1] == 0 ? 1 : 0;
-        continue;
-      case Op::kJumpIfZero:
-        if (st[--sp] == 0) pc = static_cast<size_t>(s.arg) - 1;
-        continue;
-      case Op::kJump:
-        pc = static_cast<size_t>(s.arg) - 1;
-        continue;
-      case Op::kFail:
-        return std::nullopt;
-      default:
-        break;
-    }
-    int64_t y = st[--sp];
-    int64_t& x = st[sp - 1];
-    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    switch (s.op) {
-      case Op::kAdd:
-        x = wrap_int(static_cast<int64_t>(ux + uy), s.type);
-        break;
-      case Op::kSub:
-        x = wrap_int(static_cast<int64_t>(ux - uy), s.type);
-        break;
-      case Op::kMul:
-        x = wrap_int(static_cast<int64_t>(ux * uy), s.type);
-        break;
-      case Op::kDiv:
-        if (y == 0) return std::nullopt;
-        x = wrap_int(floor_div(x, y), s.type);
-        break;
-      case Op::kMod:
-        if (y == 0) return std::nullopt;
-        x = wrap_int(floor_mod(x, y), s.type);
-        break;
-      case Op::kMin:
-        x = x < y ? x : y;
-        break;
-      case Op::kMax:
-        x = x < y ? y : x;
-        break;
-      case Op::kEQ:
-        x = x == y;
-        break;
-      case Op::kNE:
-        x = x != y;
-        break;
-      case Op::kLT:
-        x = x < y;
-        break;
-      case Op::kLE:
-        x = x <= y;
-        break;
-      case Op::kGT:
-        x = x > y;
-        break;
-      case Op::kGE:
-        x = x >= y;
-        break;
-      case Op::kAnd:
-        x = (x != 0) && (y != 0);
-        break;
-      case Op::kOr:
-        x = (x != 0) || (y != 0);
-        break;
-      default:
-        return std::nullopt;
-    }
-  }
-  return st[0];
 }
 
 }  // namespace tessera

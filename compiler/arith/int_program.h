@@ -20,10 +20,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/arith/const_fold.h"
 #include "compiler/ir/ir.h"
 #include "compiler/ir/substitute.h"
 
@@ -67,8 +70,24 @@ class IntEnv {
     exprs_[s] = b.expr;
   }
   // The constant slot s holds in type t (eval_int's reading of a variable of type t).
-  bool constant(int s, DType t, int64_t* out) const;
+  bool constant(int s, DType t, int64_t* out) const {
+    const Value& x = values_[s];
+    if (x.state != kInt || x.type != t) return false;
+    *out = wrap_int(x.value, t);
+    return true;
+  }
   const Var& var(int s) const { return vars_[s]; }
+
+  // What slot s holds, for a program that remembers the inputs of its last run.
+  struct Reading {
+    uint8_t state = 0;
+    DType type = kIndexType;
+    int64_t value = 0;
+    bool operator==(const Reading& o) const {
+      return state == o.state && type == o.type && value == o.value;
+    }
+  };
+  Reading reading(int s) const { return {values_[s].state, values_[s].type, values_[s].value}; }
 
   // Every binding as a VarMap (IntImm nodes for constants).
   VarMap var_map() const;
@@ -86,25 +105,45 @@ class IntEnv {
   std::unordered_map<const VarNode*, int> index_;
 };
 
+// One or more expressions compiled together: common subexpressions (equal operations on equal
+// operands) are computed once, so the fields of one statement that share their clamps cost them
+// once. Every step runs (no branches); a step that eval_int would not decide (an unbound
+// variable, division by zero, a node it declines) yields "undecided", which spreads to whatever
+// uses it, except through the branch a Select does not take: exactly eval_int's answers. A run
+// whose variables hold what they held at the last run reuses its results.
 class IntProgram {
  public:
   IntProgram() = default;
   // Compiles e (undefined e: a program that never decides); its variables get slots in *env.
-  IntProgram(const Expr& e, IntEnv* env);
-  // eval_int(e, env.var_map()).
+  IntProgram(const Expr& e, IntEnv* env) : IntProgram(std::vector<Expr>{e}, env) {}
+  IntProgram(const std::vector<Expr>& roots, IntEnv* env);
+  // eval_int(roots[0], env.var_map()), env being the one the program was compiled with.
   std::optional<int64_t> eval(const IntEnv& env) const;
+  // Every root: out[i] = eval_int(roots[i], env.var_map()).
+  void eval_all(const IntEnv& env, std::optional<int64_t>* out) const;
 
  private:
   enum class Op : uint8_t;
   struct Step {
     Op op;
-    DType type;   // the node's type (results wrap to it); for kVar the variable's type
-    int32_t arg;  // kVar: slot; jumps: target step
-    int64_t imm;  // kConst: the wrapped constant
+    DType type;       // the node's type (results wrap to it); for kVar the variable's type
+    int32_t a, b, c;  // operand steps; kVar: a = slot
+    int64_t imm;      // kConst: the wrapped constant
   };
-  void compile(const Expr& e, IntEnv* env, int depth);
+  using Key = std::tuple<uint8_t, DType, int32_t, int32_t, int32_t, int64_t>;
+  int compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering);
+  int add(const Step& s, std::map<Key, int>* numbering);
+  void run(const IntEnv& env) const;
   std::vector<Step> code_;
-  int max_depth_ = 0;
+  std::vector<int> roots_;
+  // Values and undecided flags per step, from the last run (a program is used by one thread).
+  mutable std::vector<int64_t> value_;
+  mutable std::vector<uint8_t> undecided_;
+  // The slots the program reads and what they held at the last run: a run with the same inputs
+  // (a loop bound or guard inside loops it does not depend on) reuses the results.
+  std::vector<int> inputs_;
+  mutable std::vector<IntEnv::Reading> last_;
+  mutable bool ran_ = false;
 };
 
 }  // namespace tessera

@@ -218,6 +218,9 @@ class Verifier : public IRVisitor {
     IntProgram first, end;
     std::vector<IntProgram> a, b;
     std::vector<int> slot;
+    // Per scope: does anything below it (a later scope's expressions, the range) use its
+    // variable? A loop whose variable nothing uses gives every iteration the same outcome.
+    std::vector<bool> used;
     int64_t limit = 0;
   };
 
@@ -229,6 +232,23 @@ class Verifier : public IRVisitor {
       x.a.emplace_back(sc.a, &x.env);
       x.b.emplace_back(sc.b, &x.env);
       x.slot.push_back(sc.var.defined() ? x.env.slot(sc.var) : -1);
+    }
+    std::set<const VarNode*> below;
+    auto note = [&](const Expr& e) {
+      if (e.defined()) {
+        post_order_visit(e, [&](const Expr& v) {
+          if (const auto* n = v.as<VarNode>()) below.insert(n);
+        });
+      }
+    };
+    note(first);
+    note(end);
+    x.used.assign(scopes_.size(), true);
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      const Scope& sc = scopes_[i];
+      if (sc.var.defined()) x.used[i] = below.count(static_cast<const VarNode*>(sc.var.get())) > 0;
+      note(sc.a);
+      note(sc.b);
     }
     x.limit = limit;
     budget_ = budget;
@@ -295,6 +315,18 @@ class Verifier : public IRVisitor {
           ext = *as_const_int(xv);
         }
         DType t = sc.var.dtype();
+        if (!x.used[i] && *ext > 1) {
+          // Every iteration takes the steps and has the outcome of the first: run it once and
+          // charge the budget for the others, as running them would.
+          int64_t before = budget_;
+          if (!is_int(t) && t != DType::kBool) make_int(*mn, t);
+          Outcome o = with([&] { x.env.bind(slot, *mn, t); });
+          if (o != Outcome::kIn) return o;
+          int64_t steps = before - budget_, rest = *ext - 1;
+          if (rest > budget_ / steps) return Outcome::kGaveUp;
+          budget_ -= rest * steps;
+          return Outcome::kIn;
+        }
         for (int64_t v = *mn; v < *mn + *ext; ++v) {
           if (!is_int(t) && t != DType::kBool) make_int(v, t);  // make_int's check, as before
           Outcome o = with([&] { x.env.bind(slot, v, t); });

@@ -27,8 +27,8 @@
 namespace tessera {
 
 struct FoldLoop {
-  Var var;
-  int slot = -1;  // the variable's IntEnv slot
+  const Var* var = nullptr;  // the loop's variable (the For node's, which outlives this)
+  int slot = -1;             // the variable's IntEnv slot
   int64_t min = 0, extent = 1;
 };
 

@@ -113,12 +113,14 @@ class TokenInserter {
       }
       need[qi(far)] = -1;
     }
-    std::vector<std::pair<int64_t, int>> pops;  // (pusher, direction)
+    // (pusher, direction): at most one per other queue.
+    std::array<std::pair<int64_t, int>, npu::kNumQueues> pops;
+    size_t npops = 0;
     // Syncs placed to bound the token queues may land on this instruction's own queue (a reverse
     // token needing room); they precede it, so start over with what the queue knows then.
     for (bool again = true; again;) {
       again = false;
-      pops.clear();
+      npops = 0;
       local = kn_[qi(a)];
       size_t own = by_queue_[qi(a)].size();
       for (int q = 0; q < npu::kNumQueues && !again; ++q) {
@@ -130,11 +132,12 @@ class TokenInserter {
           break;
         }
         for (int r = 0; r < npu::kNumQueues; ++r) local[r] = std::max(local[r], nodes_[j].done[r]);
-        pops.push_back({j, direction(Queue(q), a)});
+        pops[npops++] = {j, direction(Queue(q), a)};
       }
     }
     int64_t idx = static_cast<int64_t>(nodes_.size());
-    for (const auto& [j, dir] : pops) {
+    for (size_t p = 0; p < npops; ++p) {
+      const auto& [j, dir] = pops[p];
       npu::Deps& pd = nodes_[j].insn.deps;
       bool& push = (dir == 0 || dir == 2) ? pd.push_next : pd.push_prev;
       bool& pop = (dir == 0 || dir == 2) ? insn.deps.pop_prev : insn.deps.pop_next;

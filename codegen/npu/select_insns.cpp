@@ -224,9 +224,10 @@ class Selector {
     std::vector<const ForNode*> loops;
     std::vector<int> slots;
     std::vector<IntProgram> min, extent;
-    Stmt below;                  // the statement under the chain
-    Leaf* leaf = nullptr;        // when that is a GEMM or vector statement
-    std::vector<FoldLoop> loop;  // this instance (scratch)
+    Stmt below;                    // the statement under the chain
+    Leaf* leaf = nullptr;          // when that is a GEMM or vector statement
+    std::vector<FoldLoop> loop;    // this instance (scratch)
+    std::vector<FoldLoop> folded;  // the loops it folds (scratch)
   };
   Chain& chain_of(const Stmt& s) {
     auto it = chains_.find(s.get());
@@ -271,14 +272,15 @@ class Selector {
       const ForNode* f = c.loops[i];
       int64_t mn = loop_bound(c.min[i], f->min, f->var, "min");
       int64_t ext = loop_bound(c.extent[i], f->extent, f->var, "extent");
-      chain.push_back({f->var, c.slots[i], mn, ext});
+      chain.push_back({&f->var, c.slots[i], mn, ext});
     }
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
     if (c.leaf) {
       FoldChoice pick = choose(c);
       if (pick.count > 0) {
-        std::vector<FoldLoop> folded;
+        std::vector<FoldLoop>& folded = c.folded;
+        folded.clear();
         for (int k = 0; k < pick.count; ++k) folded.push_back(chain[pick.loop[k]]);
         // Each instruction's addresses then come from the chain's row instances by integer
         // arithmetic.
@@ -288,7 +290,7 @@ class Selector {
     }
     const FoldLoop l = chain[0];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
-      bind_loop(l.var, l.slot, v);
+      bind_loop(*l.var, l.slot, v);
       visit(op->body);
     }
     env_.unbind(l.slot);
@@ -305,7 +307,7 @@ class Selector {
     for (size_t r = 0; r < leaf.rows.size(); ++r) {
       leaf.forms[r].instance(env_, &leaf.chain[r]);
       for (size_t i = 0; i < n; ++i)
-        problem_.stride.push_back(leaf.chain[r].stride(c.loop[i].var, c.loop[i].slot));
+        problem_.stride.push_back(leaf.chain[r].stride(*c.loop[i].var, c.loop[i].slot));
     }
     const auto* gemm = leaf.stmt.as<NpuGemmNode>();
     const auto* vec = leaf.stmt.as<NpuVectorNode>();
@@ -322,7 +324,7 @@ class Selector {
     if (pick.folds(i)) return unroll_chain(c, pick, folded, i + 1);
     const FoldLoop l = c.loop[i];
     for (int64_t v = l.min; v < l.min + l.extent; ++v) {
-      bind_loop(l.var, l.slot, v);
+      bind_loop(*l.var, l.slot, v);
       unroll_chain(c, pick, folded, i + 1);
     }
     env_.unbind(l.slot);

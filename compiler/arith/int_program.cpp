@@ -74,13 +74,22 @@ IntProgram::IntProgram(const std::vector<Expr>& roots, IntEnv* env) {
   std::map<Key, int> numbering;
   for (const Expr& e : roots) {
     roots_.push_back(e.defined() ? compile(e, env, &numbering)
-                                 : add({Op::kFail, kIndexType, 0, 0, 0, 0}, &numbering));
+                                 : add({Op::kFail, kIndexType, 0, 0, 0, 0, 0}, &numbering));
   }
   value_.resize(code_.size());
   undecided_.resize(code_.size());
-  for (const Step& s : code_)
-    if (s.op == Op::kVar && std::find(inputs_.begin(), inputs_.end(), s.a) == inputs_.end())
-      inputs_.push_back(s.a);
+  for (Step& s : code_) {
+    if (s.op == Op::kVar) {
+      size_t k = std::find(inputs_.begin(), inputs_.end(), s.a) - inputs_.begin();
+      if (k == inputs_.size()) inputs_.push_back(s.a);
+      s.deps = k < 64 ? uint64_t{1} << k : ~uint64_t{0};
+    } else if (s.op != Op::kConst && s.op != Op::kFail) {
+      // Operands come first, so their dependencies are known.
+      s.deps = code_[s.a].deps;
+      if (s.op != Op::kCast && s.op != Op::kNot) s.deps |= code_[s.b].deps;
+      if (s.op == Op::kSelect) s.deps |= code_[s.c].deps;
+    }
+  }
   last_.resize(inputs_.size());
 }
 
@@ -98,20 +107,20 @@ int IntProgram::add(const Step& s, std::map<Key, int>* numbering) {
 // The step holding e's value (operands first, so steps run in order).
 int IntProgram::compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering) {
   DType t = e.dtype();
-  Step fail{Op::kFail, t, 0, 0, 0, 0};
+  Step fail{Op::kFail, t, 0, 0, 0, 0, 0};
   if (!is_int_like(t)) return add(fail, numbering);
   switch (e.kind()) {
     case ExprKind::kIntImm:
-      return add({Op::kConst, t, 0, 0, 0, wrap_int(e.as<IntImmNode>()->value, t)}, numbering);
+      return add({Op::kConst, t, 0, 0, 0, wrap_int(e.as<IntImmNode>()->value, t), 0}, numbering);
     case ExprKind::kVar:
-      return add({Op::kVar, t, env->slot(Var(e)), 0, 0, 0}, numbering);
+      return add({Op::kVar, t, env->slot(Var(e)), 0, 0, 0, 0}, numbering);
     case ExprKind::kCast:
-      return add({Op::kCast, t, compile(e.as<CastNode>()->value, env, numbering), 0, 0, 0},
+      return add({Op::kCast, t, compile(e.as<CastNode>()->value, env, numbering), 0, 0, 0, 0},
                  numbering);
     case ExprKind::kNot: {
       const Expr& a = e.as<NotNode>()->a;
       if (a.dtype() != DType::kBool) return add(fail, numbering);
-      return add({Op::kNot, t, compile(a, env, numbering), 0, 0, 0}, numbering);
+      return add({Op::kNot, t, compile(a, env, numbering), 0, 0, 0, 0}, numbering);
     }
     case ExprKind::kSelect: {
       const auto* s = e.as<SelectNode>();
@@ -122,7 +131,7 @@ int IntProgram::compile(const Expr& e, IntEnv* env, std::map<Key, int>* numberin
                                          : add(fail, numbering);
       int y = s->false_value.dtype() == t ? compile(s->false_value, env, numbering)
                                           : add(fail, numbering);
-      return add({Op::kSelect, t, c, x, y, 0}, numbering);
+      return add({Op::kSelect, t, c, x, y, 0, 0}, numbering);
     }
     default:
       break;
@@ -156,25 +165,27 @@ int IntProgram::compile(const Expr& e, IntEnv* env, std::map<Key, int>* numberin
   }
   int x = compile(b->a, env, numbering);
   int y = compile(b->b, env, numbering);
-  return add({op, t, x, y, 0, 0}, numbering);
+  return add({op, t, x, y, 0, 0, 0}, numbering);
 }
 
 void IntProgram::run(const IntEnv& env) const {
-  bool same = ran_;
+  uint64_t changed = ran_ ? 0 : ~uint64_t{0};
   for (size_t k = 0; k < inputs_.size(); ++k) {
     IntEnv::Reading r = env.reading(inputs_[k]);
     if (!(r == last_[k])) {
-      same = false;
+      changed |= k < 64 ? uint64_t{1} << k : ~uint64_t{0};
       last_[k] = r;
     }
   }
-  if (same) return;
+  if (!changed) return;
+  bool all = !ran_;  // the first run computes every step, constants too
   ran_ = true;
   int64_t* v = value_.data();
   uint8_t* u = undecided_.data();
   const size_t n = code_.size();
   for (size_t i = 0; i < n; ++i) {
     const Step& s = code_[i];
+    if (!all && !(s.deps & changed)) continue;
     switch (s.op) {
       case Op::kConst:
         v[i] = s.imm;

@@ -110,7 +110,7 @@ class IntEnv {
 // once. Every step runs (no branches); a step that eval_int would not decide (an unbound
 // variable, division by zero, a node it declines) yields "undecided", which spreads to whatever
 // uses it, except through the branch a Select does not take: exactly eval_int's answers. A run
-// whose variables hold what they held at the last run reuses its results.
+// recomputes only the steps whose variables changed since the last run.
 class IntProgram {
  public:
   IntProgram() = default;
@@ -129,6 +129,7 @@ class IntProgram {
     DType type;       // the node's type (results wrap to it); for kVar the variable's type
     int32_t a, b, c;  // operand steps; kVar: a = slot
     int64_t imm;      // kConst: the wrapped constant
+    uint64_t deps;    // bit k: depends on inputs_[k] (all bits past 64 inputs)
   };
   using Key = std::tuple<uint8_t, DType, int32_t, int32_t, int32_t, int64_t>;
   int compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering);
@@ -139,8 +140,9 @@ class IntProgram {
   // Values and undecided flags per step, from the last run (a program is used by one thread).
   mutable std::vector<int64_t> value_;
   mutable std::vector<uint8_t> undecided_;
-  // The slots the program reads and what they held at the last run: a run with the same inputs
-  // (a loop bound or guard inside loops it does not depend on) reuses the results.
+  // The slots the program reads and what they held at the last run: a run recomputes only the
+  // steps that depend on a slot whose value changed (a loop bound or guard inside loops it does
+  // not depend on costs nothing; an address recomputes only its innermost part).
   std::vector<int> inputs_;
   mutable std::vector<IntEnv::Reading> last_;
   mutable bool ran_ = false;

@@ -26,32 +26,52 @@ int64_t add_wrap(int64_t a, int64_t b, DType t) {
 bool merge_div_mod_pair(LinearForm* f);
 bool congruent(const Expr& x, const Expr& y, int64_t c);
 
+// Stable sort of the terms by atom: insertion sort for the few terms a form has (no buffer to
+// allocate, nothing to do on sorted input), std::stable_sort beyond. Both give the one stable
+// order.
+void sort_terms(std::vector<LinearTerm>* terms) {
+  std::vector<LinearTerm>& v = *terms;
+  auto less = [](const LinearTerm& x, const LinearTerm& y) {
+    return structural_compare(x.atom, y.atom) < 0;
+  };
+  if (v.size() > 16) return std::stable_sort(v.begin(), v.end(), less);
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    LinearTerm t = std::move(v[i]);
+    size_t j = i;
+    for (; j > 0 && less(t, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+    v[j] = std::move(t);
+  }
+}
+
 // Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
 void normalize(LinearForm* f) {
   for (int round = 0; round < 8; ++round) {
-    std::stable_sort(f->terms.begin(), f->terms.end(),
-                     [](const LinearTerm& x, const LinearTerm& y) {
-                       return structural_compare(x.atom, y.atom) < 0;
-                     });
-    std::vector<LinearTerm> out;
-    for (const LinearTerm& t : f->terms) {
+    std::vector<LinearTerm>& terms = f->terms;
+    sort_terms(&terms);
+    // Merged in place: terms[0, w) are the distinct atoms so far.
+    size_t w = 0;
+    for (size_t i = 0; i < terms.size(); ++i) {
       // Equal atoms compare equal, so they are adjacent up to rare identity-only ties: look back
       // across the run of ties.
       bool merged = false;
-      for (size_t j = out.size(); j-- > 0;) {
-        if (structural_compare(out[j].atom, t.atom) != 0) break;
-        if (structural_equal(out[j].atom, t.atom)) {
-          out[j].coef = add_wrap(out[j].coef, t.coef, f->dtype);
+      for (size_t j = w; j-- > 0;) {
+        if (structural_compare(terms[j].atom, terms[i].atom) != 0) break;
+        if (structural_equal(terms[j].atom, terms[i].atom)) {
+          terms[j].coef = add_wrap(terms[j].coef, terms[i].coef, f->dtype);
           merged = true;
           break;
         }
       }
-      if (!merged) out.push_back({t.atom, wrap_coef(t.coef, f->dtype)});
+      if (merged) continue;
+      if (w != i) terms[w] = std::move(terms[i]);
+      terms[w].coef = wrap_coef(terms[w].coef, f->dtype);
+      ++w;
     }
-    out.erase(
-        std::remove_if(out.begin(), out.end(), [](const LinearTerm& t) { return t.coef == 0; }),
-        out.end());
-    f->terms = std::move(out);
+    terms.resize(w);
+    terms.erase(
+        std::remove_if(terms.begin(), terms.end(), [](const LinearTerm& t) { return t.coef == 0; }),
+        terms.end());
     f->constant = wrap_coef(f->constant, f->dtype);
     if (!merge_div_mod_pair(f)) return;
   }

@@ -17,15 +17,37 @@ namespace {
 // or int64 computed from variables and constants only. A value read from memory (an int32
 // accumulator, say) may really wrap, so expressions with loads or calls get only the rules that
 // are exact under wrapping.
+// Does e read memory or call anything? (A direct walk that stops at the first: the simplifier
+// asks this at every node.)
+bool reads_data(const Expr& e) {
+  if (!e.defined()) return false;
+  switch (e.kind()) {
+    case ExprKind::kBufferLoad:
+    case ExprKind::kProducerLoad:
+    case ExprKind::kCall:
+    case ExprKind::kReduce:
+      return true;
+    case ExprKind::kIntImm:
+    case ExprKind::kFloatImm:
+    case ExprKind::kVar:
+      return false;
+    case ExprKind::kCast:
+      return reads_data(e.as<CastNode>()->value);
+    case ExprKind::kNot:
+      return reads_data(e.as<NotNode>()->a);
+    case ExprKind::kSelect: {
+      const auto* s = e.as<SelectNode>();
+      return reads_data(s->cond) || reads_data(s->true_value) || reads_data(s->false_value);
+    }
+    default: {
+      const auto* b = e.as<BinaryNode>();
+      return b && (reads_data(b->a) || reads_data(b->b));
+    }
+  }
+}
 bool is_index_math(const Expr& e) {
   if (e.dtype() != DType::kInt32 && e.dtype() != DType::kInt64) return false;
-  bool data = false;
-  post_order_visit(e, [&](const Expr& x) {
-    ExprKind k = x.kind();
-    data = data || k == ExprKind::kBufferLoad || k == ExprKind::kProducerLoad ||
-           k == ExprKind::kCall || k == ExprKind::kReduce;
-  });
-  return !data;
+  return !reads_data(e);
 }
 bool exact(const Expr& a, const Expr& b) { return is_index_math(a) && is_index_math(b); }
 bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }

@@ -19,6 +19,15 @@ double since_us(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The fingerprint of a kernel whose name is already empty.
+std::string unnamed_fingerprint(const npu::Kernel& k) {
+  std::vector<uint8_t> bytes = npu::serialize_kernel(k);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
+  return hex;
+}
+
 const NpuTemplate& template_of(const autotune::TuningTask& task) {
   const nlohmann::json& key = task.key;
   if (!key.is_object() || !key.contains("template") || !key["template"].is_string() ||
@@ -48,7 +57,11 @@ autotune::MeasureResult run(const autotune::TuningTask& task, const autotune::Co
   m->codegen_us = since_us(t0);
   m->insns = static_cast<int64_t>(k.program.size());
   if (k.work) m->bound_cycles = npu::roofline_bound(target, *k.work).cycles;
-  std::string fp = kernel_fingerprint(k);
+  // The name set aside rather than the kernel copied (kernel_fingerprint's result).
+  std::string name = std::move(k.name);
+  k.name.clear();
+  std::string fp = unnamed_fingerprint(k);
+  k.name = std::move(name);
   if (std::optional<autotune::MeasureResult> known = context.known_result(fp)) {
     m->duplicate = true;
     known->fingerprint = fp;
@@ -64,13 +77,10 @@ autotune::MeasureResult run(const autotune::TuningTask& task, const autotune::Co
 }  // namespace
 
 std::string kernel_fingerprint(const npu::Kernel& kernel) {
+  if (kernel.name.empty()) return unnamed_fingerprint(kernel);
   npu::Kernel k = kernel;
   k.name.clear();
-  std::vector<uint8_t> bytes = npu::serialize_kernel(k);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
-  return hex;
+  return unnamed_fingerprint(k);
 }
 
 autotune::MeasureResult measure_npu(const autotune::MeasureInput& input,

@@ -13,12 +13,15 @@ std::optional<int64_t> RowInstance::stride(const Var& v, int s) const {
 }
 
 RowForm::RowForm(const Expr& row, IntEnv* env) : row_(row), form_(linear_form(simplify(row))) {
-  std::vector<Expr> atoms;
+  std::vector<Expr> atoms;  // the atoms that are not plain variables, compiled together
   for (const LinearTerm& t : form_.terms) {
-    slot_.push_back(t.atom.as<VarNode>() ? env->slot(Var(t.atom)) : -1);
-    atoms.push_back(t.atom);
+    const bool plain = t.atom.as<VarNode>() != nullptr;
+    slot_.push_back(plain ? env->slot(Var(t.atom)) : -1);
+    atom_.push_back(plain ? -1 : static_cast<int>(atoms.size()));
+    if (!plain) atoms.push_back(t.atom);
+    var_type_.push_back(t.atom.dtype());
   }
-  atoms_ = IntProgram(atoms, env);
+  if (!atoms.empty()) atoms_ = IntProgram(atoms, env);
   atom_value_.resize(atoms.size());
 }
 
@@ -30,19 +33,27 @@ void RowForm::instance(const IntEnv& env, RowInstance* out) const {
   if (!atom_value_.empty()) atoms_.eval_all(env, atom_value_.data());
   for (size_t i = 0; i < form_.terms.size(); ++i) {
     int64_t coef = form_.terms[i].coef;
-    if (slot_[i] >= 0 && !env.bound(slot_[i])) {
-      out->terms.push_back({slot_[i], coef});
-      continue;
+    int64_t v;
+    if (slot_[i] >= 0) {
+      if (!env.bound(slot_[i])) {
+        out->terms.push_back({slot_[i], coef});
+        continue;
+      }
+      // A bound variable: its constant, as eval_int reads it.
+      if (!env.constant(slot_[i], var_type_[i], &v)) return general(env, out);
+    } else {
+      const std::optional<int64_t>& x = atom_value_[atom_[i]];
+      if (!x) return general(env, out);
+      v = *x;
     }
-    const std::optional<int64_t>& v = atom_value_[i];
-    if (!v) {
-      out->general = true;
-      out->form = linear_form(simplify(substitute(row_, env.var_map())));
-      return;
-    }
-    constant += static_cast<uint64_t>(coef) * static_cast<uint64_t>(*v);
+    constant += static_cast<uint64_t>(coef) * static_cast<uint64_t>(v);
   }
   out->constant = wrap_coef(static_cast<int64_t>(constant), out->dtype);
+}
+
+void RowForm::general(const IntEnv& env, RowInstance* out) const {
+  out->general = true;
+  out->form = linear_form(simplify(substitute(row_, env.var_map())));
 }
 
 namespace {

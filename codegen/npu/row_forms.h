@@ -44,10 +44,14 @@ class RowForm {
 
  private:
   Expr row_;
-  LinearForm form_;        // linear_form(simplify(row))
-  std::vector<int> slot_;  // per term: the slot of its atom when a plain variable, else -1
-  IntProgram atoms_;       // every term's atom, compiled together
+  LinearForm form_;              // linear_form(simplify(row))
+  std::vector<int> slot_;        // per term: the slot of its atom when a plain variable, else -1
+  std::vector<int> atom_;        // per term: its index among the other atoms, else -1
+  std::vector<DType> var_type_;  // per term: the atom's type
+  IntProgram atoms_;             // the atoms that are not plain variables, compiled together
   mutable std::vector<std::optional<int64_t>> atom_value_;  // scratch of instance()
+  // The instance the general way (the simplifier), when integer evaluation does not decide.
+  void general(const IntEnv& env, RowInstance* out) const;
 };
 
 // `inst` (the row's instance over a chain, its unfolded loops now bound in env) as an affine

@@ -228,6 +228,10 @@ class Selector {
     Leaf* leaf = nullptr;          // when that is a GEMM or vector statement
     std::vector<FoldLoop> loop;    // this instance (scratch)
     std::vector<FoldLoop> folded;  // the loops it folds (scratch)
+    // The last fold problem of this chain and its choice (the leaf, hence the flags, is fixed).
+    FoldProblem problem;
+    FoldChoice choice;
+    bool decided = false;
   };
   Chain& chain_of(const Stmt& s) {
     auto it = chains_.find(s.get());
@@ -313,7 +317,14 @@ class Selector {
     const auto* vec = leaf.stmt.as<NpuVectorNode>();
     problem_.accumulate = (gemm && !gemm->reset) || (vec && vec->op == npu::VecOp::kMac);
     problem_.reset_gemm = gemm && gemm->reset;
-    return choose_fold(problem_);
+    // The chain's instances mostly pose the same problem (same extents and strides).
+    if (c.decided && c.problem.extent == problem_.extent && c.problem.stride == problem_.stride) {
+      return c.choice;
+    }
+    c.problem = problem_;
+    c.choice = choose_fold(problem_);
+    c.decided = true;
+    return c.choice;
   }
 
   // Unrolls the chain's loops that are not picked (in order) and emits the leaf with the picked
@@ -465,10 +476,10 @@ class Selector {
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.
-  std::map<const BufferNode*, const OnchipBuffer*> live_;
-  std::map<const BufferNode*, int64_t> phase_;
-  std::map<const BufferNode*, Mem> mem_;
-  std::map<const AttrStmtNode*, std::vector<const BufferNode*>> writes_;
+  std::unordered_map<const BufferNode*, const OnchipBuffer*> live_;
+  std::unordered_map<const BufferNode*, int64_t> phase_;
+  std::unordered_map<const BufferNode*, Mem> mem_;
+  std::unordered_map<const AttrStmtNode*, std::vector<const BufferNode*>> writes_;
 };
 
 }  // namespace

@@ -39,6 +39,7 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const double taps = double(sh.R * sh.S);
   const double outputs = double(KB * OH * OW);  // accumulator rows over the whole layer
   CostModel m(t);
+  m.overlap_vector(acc_double_buffered(t, p.db_output));
   // GEMMs: MAC-array steps, and the instructions' fixed costs. Rows: one per (k, c, tap) and tile;
   // channels: the two largest of the loops that nest the GEMM perfectly fold (inside the weights'
   // load when it is per row of taps), and the accumulator starts with a vector pass instead of a

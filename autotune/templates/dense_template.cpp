@@ -27,6 +27,7 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
                nkb = double(ceil_div(KB, kb));
   const double tiles = nm * nnb, outputs = double(M * NB);
   CostModel c(t);
+  c.overlap_vector(acc_double_buffered(t, p.db_output));
   // fold kb: accumulating GEMMs fold the two largest of the tile's loops (nb, kb, m), after a
   // vector pass over the tile; fold nb: GEMMs over blocks x rows per K step, the first a reset.
   // Then one requantize pass.

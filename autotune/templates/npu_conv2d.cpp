@@ -214,7 +214,7 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   if (p.db_input) sch[in.P].double_buffer();
   if (p.db_weights) sch[ws].double_buffer();
   if (p.db_output) sch[ys].double_buffer();
-  if (acc_double_buffered(target, p.db_output)) a.double_buffer();
+  if (p.db_acc) a.double_buffer();
   return NpuOp{"conv2d", {X, W, Y}, s};
 }
 
@@ -248,7 +248,7 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
   OnchipFootprint f;
   f.sram_rows =
       input * (p.db_input ? 2 : 1) + weights * (p.db_weights ? 2 : 1) + out * (p.db_output ? 2 : 1);
-  f.acc_rows = out * (acc_double_buffered(target, p.db_output) ? 2 : 1);
+  f.acc_rows = out * (p.db_acc ? 2 : 1);
   return f;
 }
 

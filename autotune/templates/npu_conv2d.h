@@ -27,7 +27,9 @@
 //   * input_load: a strided convolution whose window is smaller than its stride (1x1 stride 2)
 //     reads only some rows and columns; "strided_rows" loads only the rows it reads, "strided" only
 //     the rows and the columns (more DMAs, each one pixel per row, less traffic). No padding then.
-//   * db_input, db_weights, db_output: double buffering of the three SRAM stages.
+//   * db_input, db_weights, db_output: double buffering of the three SRAM stages; db_acc: of the
+//     accumulator tile (offered on targets whose MAC array and vector unit overlap, where the
+//     requantize of one tile then runs beside the next tile's GEMMs).
 #pragma once
 
 #include <string>
@@ -55,6 +57,7 @@ struct NpuConv2dParams {
   InputLoad input_load = InputLoad::kWindow;
   WeightsAt weights_at = WeightsAt::kTile;
   bool db_input = true, db_weights = true, db_output = true;
+  bool db_acc = false;
 };
 
 // The true work at the logical shape (runtime/base/work.h): channels padded to the lanes add

@@ -42,7 +42,7 @@ struct Unit {
 // unit's last instruction waits for that one to end (a scoreboard). Completions can come out of
 // order, so the queue retires in order: `retired` is the latest end so far, when tokens are pushed.
 struct ComputeUnits {
-  uint64_t free_at[2] = {0, 0};  // MAC array, vector unit
+  uint64_t free_at[2] = {0, 0};           // MAC array, vector unit
   size_t last[2] = {SIZE_MAX, SIZE_MAX};  // compute-queue position of each unit's last instruction
   uint64_t last_start = 0;
   uint64_t retired = 0;

@@ -71,7 +71,7 @@ TEST(ComputeUnits, a_gemm_overwriting_rows_a_running_vector_reads_waits_for_it) 
 TEST(ComputeUnits, a_gemm_reading_sram_rows_a_vector_writes_waits_for_it) {
   Assembler a = with_ddr("sram_raw", two);
   a.requantize(8, 1, sram(0, 1), acc(100, 1), 1 << 14, 14, 0);  // writes SRAM rows [0, 8)
-  a.gemm(true, 8, 1, at(0, 1), at(4, 1), at(64));                // reads inp rows [4, 12)
+  a.gemm(true, 8, 1, at(0, 1), at(4, 1), at(64));               // reads inp rows [4, 12)
   SimStats s = simulate_timing(a.finish(), two);
   EXPECT_EQ(s.cycles, uint64_t((10 + 8) + (20 + 8) + 1));
 }
@@ -80,9 +80,9 @@ TEST(ComputeUnits, the_queue_issues_in_order) {
   // G1 (MAC) and V1 (vector) start at 0; G2 waits for the MAC array (52); V2, after G2 in the
   // queue, cannot start before G2 has started although the vector unit is free at 25.
   Assembler a = with_ddr("in_order", two);
-  a.gemm(true, 8, 4, at(0, 0, 1), at(0, 1), at(64));                    // 0 .. 52
+  a.gemm(true, 8, 4, at(0, 0, 1), at(0, 1), at(64));                   // 0 .. 52
   a.vector_imm(VecOp::kAdd, 5, 3, acc(100, 3, 1), acc(100, 3, 1), 7);  // 0 .. 25
-  a.gemm(true, 8, 4, at(10, 0, 1), at(0, 1), at(64));                   // 52 .. 104
+  a.gemm(true, 8, 4, at(10, 0, 1), at(0, 1), at(64));                  // 52 .. 104
   a.vector_imm(VecOp::kAdd, 5, 3, acc(200, 3, 1), acc(200, 3, 1), 7);  // 52 .. 77
   SimStats s = simulate_timing(a.finish(), two);
   EXPECT_EQ(s.cycles, uint64_t(2 * kGemm + 1));

@@ -68,8 +68,10 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const bool cols = p.input_load == InputLoad::kStrided && conv_skips_cols(sh);
   const double in_rows =
       rows ? double(oh * sh.R) : double(std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad));
-  const double in_cols =
-      cols ? double(ow * sh.S) : double(std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad));
+  const double in_cols = cols ? double(ow * sh.S)
+                         : pixels_align_rows(sh, p)
+                             ? double(sh.stride * sh.OW())
+                             : double(std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad));
   // Loads per tile position: the input once per channel tile, or once per spatial tile (and per
   // output-channel tile when that loop is outside the spatial ones); the weights likewise.
   auto pos = [&](const char* n) {

@@ -78,6 +78,11 @@ bool conv_skips_cols(const Conv2dShape& sh);
 // rows and columns loaded strided).
 bool fold_applies(const Conv2dShape& shape, const NpuConv2dParams& p);
 
+// Whether a config's input stage is aligned for the 'pixels' fold: a strided 1x1 convolution whose
+// sampled input rows ('strided_rows') are loaded stride x OW columns wide, so that consecutive
+// output pixels read the stage at a constant stride.
+bool pixels_align_rows(const Conv2dShape& sh, const NpuConv2dParams& p);
+
 // ScheduleError naming the parameter for tiles < 1, an order that is not a permutation of
 // kb, oh, ow, a strided input load the shape does not allow, or a fold that does not apply.
 NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& shape, const Requant& q,

@@ -37,6 +37,8 @@ py::dict stats_dict(const SimStats& s) {
   py::dict d;
   d["cycles"] = s.cycles;
   d["units"] = units;
+  d["mac_busy_cycles"] = s.mac_busy_cycles;
+  d["vector_busy_cycles"] = s.vector_busy_cycles;
   d["ddr_port_busy_cycles"] = s.ddr_port_busy_cycles;
   d["ddr_bytes_read"] = s.ddr_bytes_read;
   d["ddr_bytes_written"] = s.ddr_bytes_written;

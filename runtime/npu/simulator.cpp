@@ -203,7 +203,18 @@ class Scheduler {
           uint64_t(op.ddr_units) * (op.acc_units ? acc_unit_ : sram_unit_);
     } else {
       end = t + op.cycles;
-      st.busy_cycles += op.cycles;
+      // Compute instructions start in order, so the union of their run times grows by the part
+      // of [t, end) after the latest end so far.
+      uint64_t from = std::max(t, compute_covered_);
+      if (u == kComputeQ) {
+        st.busy_cycles += end > from ? end - from : 0;
+        compute_covered_ = std::max(compute_covered_, end);
+        const Opcode opc = k_.program[i].opcode;
+        if (opc == Opcode::kGemm) stats_.mac_busy_cycles += op.cycles;
+        if (opc == Opcode::kVector) stats_.vector_busy_cycles += op.cycles;
+      } else {
+        st.busy_cycles += op.cycles;
+      }
     }
     // When the queue retires the instruction: at its end, or, on a two-unit compute queue, once
     // every earlier instruction of the queue has ended too (its tokens mean what they mean on
@@ -373,6 +384,7 @@ class Scheduler {
   uint64_t pending_seq_[kSlots] = {0, 0, 0, 0};
   const bool two_units_;
   ComputeUnits cu_;
+  uint64_t compute_covered_ = 0;  // the latest end of a compute instruction so far
   uint64_t seq_ = 0;
   std::optional<HazardChecker> checker_;
 };

@@ -42,13 +42,18 @@ TEST(ComputeUnits, gemm_and_vector_on_other_rows_overlap_on_two_units) {
   SimStats s = simulate_timing(gemm_then_vector(two, 100), two);
   // Both start at 0; finish waits for both units: 1 cycle after the longer.
   EXPECT_EQ(s.cycles, uint64_t(std::max(kGemm, kVector) + 1));
-  // Busy is the sum of both units' instructions (and finish).
-  EXPECT_EQ(s.unit(Queue::kCompute).busy_cycles, uint64_t(kGemm + kVector + 1));
+  // The queue is busy while either unit runs; each unit's own time apart.
+  EXPECT_EQ(s.unit(Queue::kCompute).busy_cycles, uint64_t(std::max(kGemm, kVector) + 1));
+  EXPECT_EQ(s.mac_busy_cycles, uint64_t(kGemm));
+  EXPECT_EQ(s.vector_busy_cycles, uint64_t(kVector));
 }
 
 TEST(ComputeUnits, one_unit_runs_them_one_after_the_other) {
   SimStats s = simulate_timing(gemm_then_vector(one, 100), one);
   EXPECT_EQ(s.cycles, uint64_t(kGemm + kVector + 1));
+  EXPECT_EQ(s.unit(Queue::kCompute).busy_cycles, s.cycles);
+  EXPECT_EQ(s.mac_busy_cycles, uint64_t(kGemm));
+  EXPECT_EQ(s.vector_busy_cycles, uint64_t(kVector));
 }
 
 TEST(ComputeUnits, a_vector_reading_rows_the_gemm_writes_waits_for_it) {

@@ -110,6 +110,7 @@ def test_chunks_go_largest_first_and_end_with_single_measurements():
     assert farm.chunk_sizes(32, 2) == [8, 6, 5, 4, 3, 2, 1, 1, 1, 1]
     assert farm.chunk_sizes(8, 2) == [2, 2, 1, 1, 1, 1]
     assert farm.chunk_sizes(8, 1) == [4, 2, 1, 1]
+    assert farm.chunk_sizes(100, 2) == [24, 19, 15, 11, 8, 6, 5, 3, 3, 2, 1, 1, 1, 1]
     assert farm.chunk_sizes(100, 2, largest=16) == [16, 16, 16, 13, 10, 8, 6, 4, 3, 2, 2, 1, 1,
                                                     1, 1]
     assert farm.chunk_sizes(1, 8) == [1] and farm.chunk_sizes(0, 2) == []
@@ -122,7 +123,7 @@ def test_chunks_go_largest_first_and_end_with_single_measurements():
 def test_a_chunk_size_below_one_is_rejected_saying_what_is_legal():
     with pytest.raises(farm.FarmError, match="chunk_size must be at least 1.*not 0"):
         farm.RayExecutor("127.0.0.1:9", chunk_size=0)
-    with pytest.raises(farm.FarmError, match="chunks of 0 at most 16"):
+    with pytest.raises(farm.FarmError, match="chunks of 0 at most 24"):
         farm.chunk_sizes(8, 2, chunk_size=0)
 
 

@@ -63,7 +63,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 ENGINES = ("local", "ray")
 DEFAULT_MAX_RETRIES = 3
-DEFAULT_MAX_CHUNK = 16  # measurements per Ray task at most, when chunks are sized per batch
+DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per batch
 GUIDED_SHARE = 2        # a chunk takes 1/(GUIDED_SHARE x CPUs) of what is left of a batch
 
 

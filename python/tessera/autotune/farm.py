@@ -234,7 +234,9 @@ class RayExecutor(Executor):
     graces (counted from when the chunk is estimated to have started) is stopped by force: the
     last resort for a worker that cannot answer at all (its Python is stuck), since a worker
     enforces the limit itself. Its chunk is measured again one config per task, so that only the
-    measurement that cannot be stopped is recorded as a timeout."""
+    measurement that cannot be stopped is recorded as a timeout. The start is an estimate (the
+    oldest chunks in flight, one per CPU), so keep `unresponsive_seconds` above the time a node
+    takes to start a worker process (seconds on a loaded machine)."""
 
     def __init__(self, address="auto", *, timeout=0.0, abandon_grace=1.0, chunk_size=None,
                  max_in_flight=None, max_retries=DEFAULT_MAX_RETRIES, measurement=None,

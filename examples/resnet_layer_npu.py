@@ -51,3 +51,6 @@ for unit in ("load", "compute", "store"):
     u = t["units"][unit]
     print(f"  {unit:8s} busy {u['busy_cycles']:7d} cycles ({u['busy_cycles'] / t['cycles']:.0%}), "
           f"{u['insns']} instructions")
+print(f"  (compute: MAC array busy {t['mac_busy_cycles']} cycles, vector unit "
+      f"{t['vector_busy_cycles']}; they overlap on {target.name}: compute_units = "
+      f"{target.compute_units})")

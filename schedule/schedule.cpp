@@ -251,6 +251,8 @@ std::string Schedule::to_string() const {
     }
     if (st->is_output) os << " output";
     if (st->double_buffer) os << " double_buffer";
+    for (const auto& [d, f] : st->extent_align)
+      os << " align_extent(" << names.name_of(st->op->axis[d]->var) << ", " << f << ")";
     os << "\n";
     for (const IterVarRelation& r : st->relations) {
       if (r.kind == IterVarRelation::kSplit) {

@@ -51,6 +51,9 @@ struct StageNode {
   std::vector<std::pair<Operation, Operation>> read_redirects;
   bool is_output = false;
   bool double_buffer = false;
+  // align_extent: root axis position -> factor; the region an attach point needs is rounded up
+  // to a multiple of the factor along that axis.
+  std::map<size_t, int64_t> extent_align;
   // tensorize: the loops under tensorize_ivar become `intrin`.
   IterVar tensorize_ivar;
   TensorIntrin intrin;
@@ -101,6 +104,11 @@ class Stage {
   // Ping-pong buffers for this (cache) stage on the NPU, so that loading the next tile overlaps
   // computing on the current one.
   void double_buffer();
+  // Rounds the extent of the region this stage computes at its attach point up to a multiple of
+  // `factor` along root axis `axis` (not past the axis's extent), as Halide's Func::align_extent:
+  // the stage computes a few points nobody reads, so that its buffer's rows have a fixed pitch
+  // (an NPU input tile whose stride-2 columns line up with a fused pixel loop).
+  void align_extent(const IterVar& axis, int64_t factor);
   // Replaces the loops under `axis` by the tensor intrinsic; lowering proves the match.
   void tensorize(const IterVar& axis, const TensorIntrin& intrin);
 

@@ -289,6 +289,24 @@ void Stage::double_buffer() {
   node_->double_buffer = true;
 }
 
+void Stage::align_extent(const IterVar& axis, int64_t factor) {
+  const auto& root = node_->op->axis;
+  auto it = std::find_if(root.begin(), root.end(), [&](const IterVar& a) { return a == axis; });
+  if (it == root.end()) {
+    std::string own;
+    for (const IterVar& a : root) own += (own.empty() ? "" : ", ") + a->var.name();
+    throw ScheduleError(str("stage '", name(), "': align_extent: axis '",
+                            axis ? axis->var.name() : std::string("<none>"),
+                            "' is not one of the stage's own axes (", own,
+                            "); the region is aligned per axis of the computed tensor"));
+  }
+  if (factor < 1) {
+    throw ScheduleError(str("stage '", name(), "': align_extent: factor ", factor, " on axis '",
+                            axis->var.name(), "' must be at least 1"));
+  }
+  node_->extent_align[size_t(it - root.begin())] = factor;
+}
+
 void Stage::tensorize(const IterVar& axis, const TensorIntrin& intrin) {
   check_leaf(axis, "tensorize");
   if (!intrin) throw ScheduleError(str("stage '", name(), "': tensorize: no intrinsic given"));

@@ -39,6 +39,9 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const double taps = double(sh.R * sh.S);
   const double outputs = double(KB * OH * OW);  // accumulator rows over the whole layer
   CostModel m(t);
+  // The 'channels' fold zeroes each tile's accumulator with a vector pass the tile's GEMMs wait
+  // for, queued behind the previous tile's requantize: nothing overlaps then.
+  m.overlap_vector(p.db_acc && offers_db_acc(t) && p.fold != ConvFold::kChannels);
   // GEMMs: MAC-array steps, and the instructions' fixed costs. Rows: one per (k, c, tap) and tile;
   // channels: the two largest of the loops that nest the GEMM perfectly fold (inside the weights'
   // load when it is per row of taps), and the accumulator starts with a vector pass instead of a
@@ -65,8 +68,10 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const bool cols = p.input_load == InputLoad::kStrided && conv_skips_cols(sh);
   const double in_rows =
       rows ? double(oh * sh.R) : double(std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad));
-  const double in_cols =
-      cols ? double(ow * sh.S) : double(std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad));
+  const double in_cols = cols ? double(ow * sh.S)
+                         : pixels_align_rows(sh, p)
+                             ? double(sh.stride * sh.OW())
+                             : double(std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad));
   // Loads per tile position: the input once per channel tile, or once per spatial tile (and per
   // output-channel tile when that loop is outside the spatial ones); the weights likewise.
   auto pos = [&](const char* n) {
@@ -107,7 +112,8 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
 NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
   KnobReader r(space, c,
                {"tile_kb", "tile_oh", "tile_ow", "tile_cb", "order", "fold", "input_load",
-                "weights_at", "db_input", "db_weights", "db_output"});
+                "weights_at", "db_input", "db_weights", "db_output"},
+               {"db_acc"});
   NpuConv2dParams p;
   p.tile_kb = r.split(0);
   p.tile_oh = r.split(1);
@@ -127,6 +133,7 @@ NpuConv2dParams read_params(const ConfigSpace& space, const Config& c, bool with
   p.db_input = r.flag(8);
   p.db_weights = r.flag(9);
   p.db_output = r.flag(10);
+  p.db_acc = r.has(11) && r.flag(11);
   return p;
 }
 
@@ -147,6 +154,7 @@ ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& sh) {
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
+  if (offers_db_acc(target)) s.add(Knob::flag("db_acc"));
   s.set_validity_check([target, sh](const ConfigSpace& space, const Config& c) {
     NpuConv2dParams p = read_params(space, c, false);
     return fold_applies(sh, p) && conv2d_footprint(target, sh, p).fits(target);
@@ -170,6 +178,7 @@ Config conv2d_config(const ConfigSpace& space, const NpuConv2dParams& p) {
                       {"db_input", p.db_input},
                       {"db_weights", p.db_weights},
                       {"db_output", p.db_output}};
+  if (has_knob(space, "db_acc")) j["db_acc"] = p.db_acc;
   return space.from_json(j);
 }
 
@@ -193,28 +202,32 @@ NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& s
     p.db_input = db[0];
     p.db_weights = db[1];
     p.db_output = db[2];
-    for (int64_t kb : balanced_tiles(KB)) {
-      for (int64_t cb : balanced_tiles(CB)) {
-        for (int64_t oh : balanced_tiles(sh.OH())) {
-          for (int64_t ow : balanced_tiles(sh.OW())) {
-            p.tile_kb = kb;
-            p.tile_cb = cb;
-            p.tile_oh = oh;
-            p.tile_ow = ow;
-            for (const auto& order : orders) {
-              for (ConvFold fold : {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels,
-                                     ConvFold::kBlocks}) {
-                for (InputLoad load : loads) {
-                  for (WeightsAt w : {WeightsAt::kTile, WeightsAt::kTapRow}) {
-                    p.order = order;
-                    p.fold = fold;
-                    p.input_load = load;
-                    p.weights_at = w;
-                    if (!fold_applies(sh, p) || !conv2d_footprint(t, sh, p).fits(t)) continue;
-                    double c = model_cycles(t, sh, p);
-                    if (c < best_cost) {
-                      best_cost = c;
-                      best = p;
+    for (bool db_acc : {false, true}) {
+      if (db_acc && !offers_db_acc(t)) continue;
+      p.db_acc = db_acc;
+      for (int64_t kb : balanced_tiles(KB)) {
+        for (int64_t cb : balanced_tiles(CB)) {
+          for (int64_t oh : balanced_tiles(sh.OH())) {
+            for (int64_t ow : balanced_tiles(sh.OW())) {
+              p.tile_kb = kb;
+              p.tile_cb = cb;
+              p.tile_oh = oh;
+              p.tile_ow = ow;
+              for (const auto& order : orders) {
+                for (ConvFold fold :
+                     {ConvFold::kRows, ConvFold::kChannels, ConvFold::kPixels, ConvFold::kBlocks}) {
+                  for (InputLoad load : loads) {
+                    for (WeightsAt w : {WeightsAt::kTile, WeightsAt::kTapRow}) {
+                      p.order = order;
+                      p.fold = fold;
+                      p.input_load = load;
+                      p.weights_at = w;
+                      if (!fold_applies(sh, p) || !conv2d_footprint(t, sh, p).fits(t)) continue;
+                      double c = model_cycles(t, sh, p);
+                      if (c < best_cost) {
+                        best_cost = c;
+                        best = p;
+                      }
                     }
                   }
                 }
@@ -229,7 +242,7 @@ NpuConv2dParams default_conv2d_params(const npu::Target& t, const Conv2dShape& s
   // Nothing fits even single-buffered with one-row tiles: return the smallest tiles; building it
   // reports the overflow with the buffers' sizes.
   NpuConv2dParams p;
-  p.db_input = p.db_weights = p.db_output = false;
+  p.db_input = p.db_weights = p.db_output = p.db_acc = false;
   return p;
 }
 

@@ -27,6 +27,9 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
                nkb = double(ceil_div(KB, kb));
   const double tiles = nm * nnb, outputs = double(M * NB);
   CostModel c(t);
+  // The 'kb' fold zeroes each tile's accumulator with a vector pass the tile's GEMMs wait for,
+  // queued behind the previous tile's requantize: nothing overlaps then.
+  c.overlap_vector(p.db_acc && offers_db_acc(t) && p.fold != DenseFold::kSteps);
   // fold kb: accumulating GEMMs fold the two largest of the tile's loops (nb, kb, m), after a
   // vector pass over the tile; fold nb: GEMMs over blocks x rows per K step, the first a reset.
   // Then one requantize pass.
@@ -60,7 +63,8 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
 NpuDenseParams read_params(const ConfigSpace& space, const Config& c, bool with_order) {
   KnobReader r(
       space, c,
-      {"tile_m", "tile_nb", "tile_kb", "order", "fold", "db_input", "db_weights", "db_output"});
+      {"tile_m", "tile_nb", "tile_kb", "order", "fold", "db_input", "db_weights", "db_output"},
+      {"db_acc"});
   NpuDenseParams p;
   p.tile_m = r.split(0);
   p.tile_nb = r.split(1);
@@ -70,6 +74,7 @@ NpuDenseParams read_params(const ConfigSpace& space, const Config& c, bool with_
   p.db_input = r.flag(5);
   p.db_weights = r.flag(6);
   p.db_output = r.flag(7);
+  p.db_acc = r.has(8) && r.flag(8);
   return p;
 }
 
@@ -88,6 +93,7 @@ ConfigSpace dense_space(const npu::Target& target, int64_t M, int64_t K, int64_t
   s.add(Knob::flag("db_input"));
   s.add(Knob::flag("db_weights"));
   s.add(Knob::flag("db_output"));
+  if (offers_db_acc(target)) s.add(Knob::flag("db_acc"));
   s.set_validity_check([target, M, K, N](const ConfigSpace& space, const Config& c) {
     return dense_footprint(target, M, K, N, read_params(space, c, false)).fits(target);
   });
@@ -99,14 +105,16 @@ NpuDenseParams dense_params(const ConfigSpace& space, const Config& c) {
 }
 
 Config dense_config(const ConfigSpace& space, const NpuDenseParams& p) {
-  return space.from_json({{"tile_m", p.tile_m},
-                          {"tile_nb", p.tile_nb},
-                          {"tile_kb", p.tile_kb},
-                          {"order", tile_order(p.order, {"m", "nb"})},
-                          {"fold", kFolds[static_cast<int>(p.fold)]},
-                          {"db_input", p.db_input},
-                          {"db_weights", p.db_weights},
-                          {"db_output", p.db_output}});
+  nlohmann::json j = {{"tile_m", p.tile_m},
+                      {"tile_nb", p.tile_nb},
+                      {"tile_kb", p.tile_kb},
+                      {"order", tile_order(p.order, {"m", "nb"})},
+                      {"fold", kFolds[static_cast<int>(p.fold)]},
+                      {"db_input", p.db_input},
+                      {"db_weights", p.db_weights},
+                      {"db_output", p.db_output}};
+  if (has_knob(space, "db_acc")) j["db_acc"] = p.db_acc;
+  return space.from_json(j);
 }
 
 // The model over the tile sizes worth trying (balanced_tiles; rows up to the accumulator's size),
@@ -123,23 +131,27 @@ NpuDenseParams default_dense_params(const npu::Target& t, int64_t M, int64_t K, 
     p.db_input = db[0];
     p.db_weights = db[1];
     p.db_output = db[2];
-    for (int64_t m : balanced_tiles(M)) {
-      if (m > t.acc_rows()) continue;
-      for (int64_t nb : balanced_tiles(NB)) {
-        for (int64_t kb : balanced_tiles(KB)) {
-          p.tile_m = m;
-          p.tile_nb = nb;
-          p.tile_kb = kb;
-          if (!dense_footprint(t, M, K, N, p).fits(t)) continue;
-          for (const char* first : {"m", "nb"}) {
-            for (DenseFold fold : {DenseFold::kSteps, DenseFold::kBlocks}) {
-              p.order = first == std::string("m") ? std::vector<std::string>{"m", "nb"}
-                                                  : std::vector<std::string>{"nb", "m"};
-              p.fold = fold;
-              double c = model_cycles(t, M, K, N, p);
-              if (c < best_cost) {
-                best_cost = c;
-                best = p;
+    for (bool db_acc : {false, true}) {
+      if (db_acc && !offers_db_acc(t)) continue;
+      p.db_acc = db_acc;
+      for (int64_t m : balanced_tiles(M)) {
+        if (m > t.acc_rows()) continue;
+        for (int64_t nb : balanced_tiles(NB)) {
+          for (int64_t kb : balanced_tiles(KB)) {
+            p.tile_m = m;
+            p.tile_nb = nb;
+            p.tile_kb = kb;
+            if (!dense_footprint(t, M, K, N, p).fits(t)) continue;
+            for (const char* first : {"m", "nb"}) {
+              for (DenseFold fold : {DenseFold::kSteps, DenseFold::kBlocks}) {
+                p.order = first == std::string("m") ? std::vector<std::string>{"m", "nb"}
+                                                    : std::vector<std::string>{"nb", "m"};
+                p.fold = fold;
+                double c = model_cycles(t, M, K, N, p);
+                if (c < best_cost) {
+                  best_cost = c;
+                  best = p;
+                }
               }
             }
           }
@@ -149,7 +161,7 @@ NpuDenseParams default_dense_params(const npu::Target& t, int64_t M, int64_t K, 
     if (best_cost < std::numeric_limits<double>::infinity()) return best;
   }
   NpuDenseParams p;
-  p.db_input = p.db_weights = p.db_output = false;
+  p.db_input = p.db_weights = p.db_output = p.db_acc = false;
   return p;
 }
 

@@ -19,8 +19,15 @@ bool conv_skips_cols(const Conv2dShape& sh) { return sh.pad == 0 && sh.S < sh.st
 
 bool fold_applies(const Conv2dShape& sh, const NpuConv2dParams& p) {
   if (p.fold != ConvFold::kPixels) return true;
-  bool strided = p.input_load == InputLoad::kStrided && conv_skips_rows(sh) && conv_skips_cols(sh);
-  return sh.R == 1 && sh.S == 1 && p.tile_ow >= sh.OW() && (sh.stride == 1 || strided);
+  // Consecutive pixels of a tile of whole rows read the input at a constant stride: stride 1,
+  // compact columns ('strided'), or sampled rows ('strided_rows') aligned to stride x OW columns.
+  bool sampled = p.input_load != InputLoad::kWindow && conv_skips_rows(sh);
+  return sh.R == 1 && sh.S == 1 && p.tile_ow >= sh.OW() && (sh.stride == 1 || sampled);
+}
+
+bool pixels_align_rows(const Conv2dShape& sh, const NpuConv2dParams& p) {
+  return p.fold == ConvFold::kPixels && sh.stride > 1 && p.input_load == InputLoad::kStridedRows &&
+         conv_skips_rows(sh);
 }
 
 Work conv2d_work(const Conv2dShape& sh) {
@@ -88,7 +95,9 @@ struct InputStage {
   }
 };
 
-InputStage input_stage(const Tensor& X, const Conv2dShape& sh, InputLoad load) {
+// `aligned`: the sampled rows are stride x OW columns wide (zero past the input's width), so that
+// output pixel p of a tile of whole rows reads the stage at p * stride.
+InputStage input_stage(const Tensor& X, const Conv2dShape& sh, InputLoad load, bool aligned) {
   InputStage in;
   in.rows = load != InputLoad::kWindow && conv_skips_rows(sh);
   in.cols = load == InputLoad::kStrided && conv_skips_cols(sh);
@@ -110,12 +119,14 @@ InputStage input_stage(const Tensor& X, const Conv2dShape& sh, InputLoad load) {
     shape.insert(shape.end(), {sh.OW(), sh.S});
     names.insert(names.end(), {"ow", "s"});
   } else {
-    shape.push_back(xs[2]);
+    shape.push_back(aligned ? std::max(xs[2], sh.stride * sh.OW()) : xs[2]);
     names.push_back("w");
   }
   shape.push_back(xs[3]);
   names.push_back("l");
   const bool rows = in.rows, cols = in.cols;
+  const int64_t width = xs[2];
+  const bool beyond = !cols && shape[shape.size() - 2] > width;  // columns past the input: zero
   Expr st = make_int(sh.stride);
   in.P = compute(
       shape,
@@ -125,7 +136,8 @@ InputStage input_stage(const Tensor& X, const Conv2dShape& sh, InputLoad load) {
         d += rows ? 2 : 1;
         Expr w = cols ? v[d] * st + v[d + 1] : Expr(v[d]);
         d += cols ? 2 : 1;
-        return X({v[0], h, w, v[d]});
+        Expr x = X({v[0], h, w, v[d]});
+        return beyond ? select(w < make_int(width), x, int_literal(0, DType::kInt8)) : x;
       },
       "P", names);
   return in;
@@ -142,7 +154,8 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   const int64_t OH = sh.OH(), OW = sh.OW();
   Tensor X = placeholder({CB, sh.H, sh.W, B}, DType::kInt8, "X");
   Tensor W = placeholder({KB, CB, sh.R, sh.S, B, B}, DType::kInt8, "W");
-  InputStage in = input_stage(X, sh, p.input_load);
+  const bool aligned = pixels_align_rows(sh, p);
+  InputStage in = input_stage(X, sh, p.input_load, aligned);
   IterVar rc = reduce_axis(0, CB, "rc");
   IterVar rr = reduce_axis(0, sh.R, "rr");
   IterVar rs = reduce_axis(0, sh.S, "rs");
@@ -156,11 +169,12 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
                 return sum(binary_op(ExprKind::kMul, x, w), {rc, rr, rs, i});
               },
               "acc", {"k", "oh", "ow", "o"});
-  Tensor Y = compute({KB, OH, OW, B},
-                     [&](const std::vector<Var>& v) {
-                       return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
-                     },
-                     "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
+  Tensor Y = compute(
+      {KB, OH, OW, B},
+      [&](const std::vector<Var>& v) {
+        return requant_expr(acc({v[0], v[1], v[2], v[3]}), q);
+      },
+      "Y", {"k", "oh", "ow", "o"}, conv2d_work(sh));
 
   auto s = create_schedule({Y.op()});
   Schedule& sch = *s;
@@ -210,10 +224,13 @@ NpuOp npu_conv2d(const npu::Target& target, const Conv2dShape& sh, const Requant
   // One loop over the tile's pixels (rows of whole width): the GEMM folds it with the channel
   // blocks, every accumulator row new in each step.
   if (p.fold == ConvFold::kPixels) a.fuse(ax[1], ax[2]);
+  // Sampled rows for 'pixels': each loaded row stride x OW columns wide, the odd ones unread.
+  if (aligned) sch[in.P].align_extent(in.P.op()->axis[3], sh.stride * sh.OW());
   a.tensorize(ax[3], npu_gemm_intrin(target));
   if (p.db_input) sch[in.P].double_buffer();
   if (p.db_weights) sch[ws].double_buffer();
   if (p.db_output) sch[ys].double_buffer();
+  if (p.db_acc) a.double_buffer();
   return NpuOp{"conv2d", {X, W, Y}, s};
 }
 
@@ -235,7 +252,10 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
   // The input tile: the channel blocks of one reduction step (all of them without a channel
   // split), the window's rows and columns (capped at the padded input).
   int64_t in_rows = rows ? oh * sh.R : std::min((oh - 1) * sh.stride + sh.R, sh.H + 2 * sh.pad);
-  int64_t in_cols = cols ? ow * sh.S : std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
+  int64_t in_cols = cols ? ow * sh.S
+                    : pixels_align_rows(sh, p)
+                        ? sh.stride * sh.OW()
+                        : std::min((ow - 1) * sh.stride + sh.S, sh.W + 2 * sh.pad);
   int64_t input = cb * in_rows * in_cols;
   // Per row of taps: the loops outside rr (the output block for rows and channels folds, the
   // input block for pixels and blocks) have one iteration in the region.
@@ -247,7 +267,7 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
   OnchipFootprint f;
   f.sram_rows =
       input * (p.db_input ? 2 : 1) + weights * (p.db_weights ? 2 : 1) + out * (p.db_output ? 2 : 1);
-  f.acc_rows = out;
+  f.acc_rows = out * (p.db_acc ? 2 : 1);
   return f;
 }
 

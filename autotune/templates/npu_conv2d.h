@@ -27,7 +27,9 @@
 //   * input_load: a strided convolution whose window is smaller than its stride (1x1 stride 2)
 //     reads only some rows and columns; "strided_rows" loads only the rows it reads, "strided" only
 //     the rows and the columns (more DMAs, each one pixel per row, less traffic). No padding then.
-//   * db_input, db_weights, db_output: double buffering of the three SRAM stages.
+//   * db_input, db_weights, db_output: double buffering of the three SRAM stages; db_acc: of the
+//     accumulator tile (offered on targets whose MAC array and vector unit overlap, where the
+//     requantize of one tile then runs beside the next tile's GEMMs).
 #pragma once
 
 #include <string>
@@ -55,6 +57,7 @@ struct NpuConv2dParams {
   InputLoad input_load = InputLoad::kWindow;
   WeightsAt weights_at = WeightsAt::kTile;
   bool db_input = true, db_weights = true, db_output = true;
+  bool db_acc = false;
 };
 
 // The true work at the logical shape (runtime/base/work.h): channels padded to the lanes add
@@ -74,6 +77,11 @@ bool conv_skips_cols(const Conv2dShape& sh);
 // of whole output rows, and an input tile whose pixels are consecutive rows (stride 1, or both
 // rows and columns loaded strided).
 bool fold_applies(const Conv2dShape& shape, const NpuConv2dParams& p);
+
+// Whether a config's input stage is aligned for the 'pixels' fold: a strided 1x1 convolution whose
+// sampled input rows ('strided_rows') are loaded stride x OW columns wide, so that consecutive
+// output pixels read the stage at a constant stride.
+bool pixels_align_rows(const Conv2dShape& sh, const NpuConv2dParams& p);
 
 // ScheduleError naming the parameter for tiles < 1, an order that is not a permutation of
 // kb, oh, ow, a strided input load the shape does not allow, or a fold that does not apply.

@@ -24,17 +24,22 @@ class CostModel {
   // The first tile's load and the last tile's store, which nothing overlaps.
   void pipeline(double fill_cycles) { fill_ += fill_cycles; }
 
-  // The estimate: the busiest of the compute unit, the load and store queues and the DDR port,
+  // The estimate: the busiest of the compute queue, the load and store queues and the DDR port,
   // plus the fill; when transfers are not double-buffered, compute and loads serialise.
   double cycles(bool overlapped) const;
-  double compute() const { return compute_; }
+  // The compute queue's time: GEMMs plus vector instructions, or, when they overlap (a two-unit
+  // target with the accumulator double-buffered: overlap_vector), the longer of the two plus a
+  // stall that grows as they balance.
+  double compute() const;
+  void overlap_vector(bool on) { overlap_vector_ = on; }
   double load() const { return load_; }
   // One DMA of `bytes` in `ddr_rows` rows: its queue time (latency + transfer).
   double dma(double bytes, double ddr_rows) const;
 
  private:
   const npu::Target& t_;
-  double compute_ = 0, load_ = 0, store_ = 0, port_ = 0, fill_ = 0;
+  double gemm_ = 0, vector_ = 0, load_ = 0, store_ = 0, port_ = 0, fill_ = 0;
+  bool overlap_vector_ = false;
 };
 
 }  // namespace tessera

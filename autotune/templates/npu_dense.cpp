@@ -86,6 +86,7 @@ NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, cons
   if (p.db_input) sch[xs].double_buffer();
   if (p.db_weights) sch[ws].double_buffer();
   if (p.db_output) sch[ys].double_buffer();
+  if (p.db_acc) a.double_buffer();
   return NpuOp{"dense", {X, W, Y}, s};
 }
 
@@ -104,7 +105,7 @@ OnchipFootprint dense_footprint(const npu::Target& target, int64_t M, int64_t K,
   OnchipFootprint f;
   f.sram_rows = m * kb * (p.db_input ? 2 : 1) + nb * kb * B * (p.db_weights ? 2 : 1) +
                 m * nb * (p.db_output ? 2 : 1);
-  f.acc_rows = m * nb;
+  f.acc_rows = m * nb * (p.db_acc ? 2 : 1);
   return f;
 }
 

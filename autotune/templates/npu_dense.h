@@ -9,7 +9,9 @@
 // block-tile loop, so the order decides which stays resident (weights: nb outermost). fold: what
 // a GEMM instruction covers besides the rows: "kb" the K steps (the accumulator zeroed first by a
 // vector pass), "nb" the output blocks (K steps outermost, the first one a reset step: no pass).
-// db_input, db_weights, db_output double-buffer the three SRAM stages.
+// db_input, db_weights, db_output double-buffer the three SRAM stages; db_acc the accumulator tile
+// (offered on targets whose MAC array and vector unit overlap: the requantize of one tile then
+// runs beside the next tile's GEMMs).
 #pragma once
 
 #include <optional>
@@ -28,6 +30,7 @@ struct NpuDenseParams {
   DenseFold fold = DenseFold::kSteps;
   std::vector<std::string> order;  // the tile loops, outermost first; empty: axis order
   bool db_input = true, db_weights = true, db_output = true;
+  bool db_acc = false;
 };
 
 // ArgumentError naming `op` and the field unless M, K, N are in [1, kMaxOperatorExtent].

@@ -81,6 +81,13 @@ OutputTiles tile_output(Stage y, const std::vector<std::string>& names,
 std::vector<std::string> tile_order(const std::vector<std::string>& order,
                                     const std::vector<std::string>& names);
 
+// Whether a GEMM operator's space offers double buffering of the accumulator (the knob db_acc):
+// on a target whose MAC array and vector unit run concurrently (Target::compute_units = 2) it
+// lets the next tile's GEMMs write other accumulator rows than this tile's requantize reads, so
+// the two overlap (docs/npu_isa.md section 6, rule 6); on one compute unit it would only take
+// accumulator rows, so the knob is not offered there.
+inline bool offers_db_acc(const npu::Target& t) { return t.compute_units == 2; }
+
 // ScheduleError naming `op` unless `order` is empty or a permutation of `names`.
 void check_tile_order(const char* op, const std::vector<std::string>& order,
                       const std::vector<std::string>& names);

@@ -102,18 +102,27 @@ nlohmann::json ArgReader::finish() const {
 }
 
 KnobReader::KnobReader(const autotune::ConfigSpace& space, const autotune::Config& config,
-                       std::initializer_list<const char*> names)
+                       std::initializer_list<const char*> names,
+                       std::initializer_list<const char*> optional)
     : knobs_(space.knobs()), values_(config.values) {
-  bool same = knobs_.size() == names.size();
+  bool same = knobs_.size() >= names.size() && knobs_.size() <= names.size() + optional.size();
   size_t i = 0;
   for (const char* n : names) same = same && knobs_[i++].name() == n;
+  for (const char* n : optional) same = same && (i >= knobs_.size() || knobs_[i++].name() == n);
   if (!same) {
     std::string want;
     for (const char* n : names) want += (want.empty() ? "" : ", ") + std::string(n);
+    for (const char* n : optional) want += str(", [", n, "]");
     throw autotune::ConfigError(
         str("the config space is not this template's: its knobs are not ", want));
   }
   if (!space.in_domain(config)) space.index_of(config);  // ConfigError naming the knob
+}
+
+bool has_knob(const autotune::ConfigSpace& space, const std::string& name) {
+  for (const autotune::Knob& k : space.knobs())
+    if (k.name() == name) return true;
+  return false;
 }
 
 Requant read_requant(ArgReader& r) {

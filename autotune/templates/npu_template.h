@@ -92,8 +92,12 @@ class ArgReader {
 // candidate of a search).
 class KnobReader {
  public:
+  // `names`: the space's knobs in order; `optional`: knobs that may follow them, in order (a knob
+  // some targets' spaces have and others' not, such as db_acc).
   KnobReader(const autotune::ConfigSpace& space, const autotune::Config& config,
-             std::initializer_list<const char*> names);
+             std::initializer_list<const char*> names,
+             std::initializer_list<const char*> optional = {});
+  bool has(size_t knob) const { return knob < knobs_.size(); }
   int64_t split(size_t knob) const { return knobs_[knob].factor(values_[knob]); }
   const std::string& choice(size_t knob) const { return knobs_[knob].alternative(values_[knob]); }
   std::vector<std::string> order(size_t knob) const { return knobs_[knob].order(values_[knob]); }
@@ -107,6 +111,9 @@ class KnobReader {
 // The requantize arguments every compute template takes: multiplier, shift, zero_point (default
 // 0), relu (default false).
 Requant read_requant(ArgReader& r);
+
+// Whether `space` has a knob of that name.
+bool has_knob(const autotune::ConfigSpace& space, const std::string& name);
 
 // 1, 2, ..., n: every tile size of an extent (tails allowed).
 std::vector<int64_t> every_tile(int64_t n);

@@ -104,8 +104,11 @@ void infer_attached_region(const StageNode& st, const Schedule& sch, const Bound
     Expr hi = simplify(min(region[d].max, make_int(full - 1)));
     std::optional<int64_t> ext = const_upper_bound(simplify(hi - lo + make_int(1)), bm.loop_ranges);
     if (!ext) continue;
+    int64_t e = std::max<int64_t>(1, *ext);
+    auto align = st.extent_align.find(d);  // align_extent: a multiple of the factor
+    if (align != st.extent_align.end()) e = (e + align->second - 1) / align->second * align->second;
     b.region_min[d] = lo;
-    b.region_extent[d] = std::max<int64_t>(1, std::min(*ext, full));
+    b.region_extent[d] = std::min(e, full);
   }
 }
 

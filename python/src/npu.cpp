@@ -37,6 +37,8 @@ py::dict stats_dict(const SimStats& s) {
   py::dict d;
   d["cycles"] = s.cycles;
   d["units"] = units;
+  d["mac_busy_cycles"] = s.mac_busy_cycles;
+  d["vector_busy_cycles"] = s.vector_busy_cycles;
   d["ddr_port_busy_cycles"] = s.ddr_port_busy_cycles;
   d["ddr_bytes_read"] = s.ddr_bytes_read;
   d["ddr_bytes_written"] = s.ddr_bytes_written;
@@ -138,6 +140,7 @@ void bind_target(py::module_& m) {
       .def_readonly("fetch_burst_insns", &Target::fetch_burst_insns)
       .def_readonly("acc_raw_latency_cycles", &Target::acc_raw_latency_cycles)
       .def_readonly("pad_unit_cycles", &Target::pad_unit_cycles)
+      .def_readonly("compute_units", &Target::compute_units)
       .def_property_readonly("block", &Target::block,
                              "The packed layouts' channel block: the MAC array's side.")
       .def_property_readonly("hash", [](const Target& t) { return target_hash(t); })

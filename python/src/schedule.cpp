@@ -106,6 +106,7 @@ void bind_schedule(py::module_& m) {
       .def("compute_root", &Stage::compute_root)
       .def("set_scope", &Stage::set_scope, py::arg("scope"))
       .def("double_buffer", &Stage::double_buffer)
+      .def("align_extent", &Stage::align_extent, py::arg("axis"), py::arg("factor"))
       .def(
           "tensorize",
           [](Stage& s, const py::object& a, const std::shared_ptr<TensorIntrinNode>& intrin) {

@@ -70,11 +70,22 @@ def _target_arg(path):
 def _log_target(records, path):
     """The npu.Target a log's records were measured on, if it is npu-v1 or --target's; else
     None (the true-work bound is then unknown)."""
+    import sys
     from . import autotune as at
     if not records:
         return None
     target = _target_arg(path)
-    return target if records[0]["target"] == at.target_id(target) else None
+    if records[0]["target"] == at.target_id(target):
+        return target
+    log_t, given = records[0]["target"], at.target_id(target)
+    if path is not None:
+        raise at.TuningLogError(
+            f"--target {path} is {given['name']} (hash {given['hash']}) but the log's records are "
+            f"for {log_t['name']} (hash {log_t['hash']}); pass that target's description")
+    print(f"tessera log-summary: the log is for target {log_t['name']} (hash {log_t['hash']}), "
+          f"not npu-v1: true-work fractions need its description (--target PATH)",
+          file=sys.stderr)
+    return None
 
 
 def _fraction(bound, cycles):

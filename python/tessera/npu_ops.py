@@ -25,7 +25,8 @@ def _op(template, args, knobs, target):
 
 def dense(M, K, N, multiplier, shift, zero_point=0, relu=False, target=None, **knobs):
     """Y[m, n] = requant(sum_k X[m, k] W[n, k]): X [M, K/B, B], W [N/B, K/B, B, B] -> Y [M, N/B, B].
-    Knobs: tile_m, tile_nb, tile_kb, order (of "m", "nb"), db_input, db_weights, db_output."""
+    Knobs: tile_m, tile_nb, tile_kb, order (of "m", "nb"), db_input, db_weights, db_output, and
+    db_acc on a target whose MAC array and vector unit overlap (compute_units = 2)."""
     return _op("dense", dict(M=M, K=K, N=N, multiplier=multiplier, shift=shift,
                              zero_point=zero_point, relu=relu), knobs, target)
 
@@ -35,7 +36,7 @@ def conv2d(C, H, W, K, R, S, stride, pad, multiplier, shift, zero_point=0, relu=
     """conv2d in NCHWc: X [C/B, H, W, B], W [K/B, C/B, R, S, B, B] -> Y [K/B, OH, OW, B].
     Knobs: tile_kb, tile_oh, tile_ow, tile_cb, order (of "kb", "oh", "ow"), fold ("rows",
     "channels"), input_load ("window", "strided_rows", "strided"), db_input, db_weights,
-    db_output."""
+    db_output, and db_acc on a target whose MAC array and vector unit overlap (compute_units = 2)."""
     return _op("conv2d", dict(C=C, H=H, W=W, K=K, R=R, S=S, stride=stride, pad=pad,
                               multiplier=multiplier, shift=shift, zero_point=zero_point,
                               relu=relu), knobs, target)

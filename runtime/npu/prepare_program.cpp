@@ -50,6 +50,10 @@ uint64_t gemm_step_cycles(const Gemm& g, uint64_t latency) {
   return t + 1;
 }
 
+bool overlaps(const ComputeAccess::Range& a, const ComputeAccess::Range& b) {
+  return a.mem == b.mem && a.lo < b.hi && b.lo < a.hi;
+}
+
 class Checker {
  public:
   Checker(const Kernel& k, const Target& t, PreparedProgram& p)
@@ -111,6 +115,13 @@ class Checker {
     rows(i, Mem::kAcc, g.acc.base, last_addr(g.acc, g.ext0, g.ext1) + 1, "acc operand");
     rows(i, Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1, "inp operand");
     rows(i, Mem::kSram, g.wgt.base, last_addr(g.wgt, g.ext0, g.ext1) + t_.mac_out, "wgt operand");
+    access_ = ComputeAccess{};
+    access_.unit = ComputeUnit::kMac;
+    access_.writes = {Mem::kAcc, g.acc.base, last_addr(g.acc, g.ext0, g.ext1) + 1};
+    access_.reads[0] = {Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1};
+    access_.reads[1] = {Mem::kSram, g.wgt.base,
+                        last_addr(g.wgt, g.ext0, g.ext1) + uint64_t(t_.mac_out)};
+    if (!g.reset) access_.reads[2] = access_.writes;  // accumulating: reads its rows too
     uint64_t steps = uint64_t(g.ext0) * g.ext1;
     op.cycles = t_.gemm_fixed_cycles + gemm_step_cycles(g, uint64_t(t_.acc_raw_latency_cycles));
     p_.macs += steps * t_.macs_per_cycle();
@@ -135,6 +146,13 @@ class Checker {
     rows(i, v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1, "src operand");
     if (!v.use_imm)
       rows(i, v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1, "src2 operand");
+    access_ = ComputeAccess{};
+    access_.unit = ComputeUnit::kVector;
+    access_.writes = {v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1};
+    access_.reads[0] = {v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1};
+    if (!v.use_imm)
+      access_.reads[1] = {v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1};
+    if (v.op == VecOp::kMac) access_.reads[2] = access_.writes;  // accumulates into dst
     uint64_t iters = uint64_t(v.ext0) * v.ext1;
     op.cycles = t_.vector_fixed_cycles + iters * vector_row_cycles_;
     p_.vector_ops += iters * t_.mac_out;
@@ -161,6 +179,14 @@ class Checker {
     if (d.push_next) op.pushes[n++] = kPushNextTq[q];
   }
 
+  // The compute access of the last GEMM or vector instruction checked (kBoth otherwise), taken
+  // once per instruction.
+  ComputeAccess take_access() {
+    ComputeAccess a = access_;
+    access_ = ComputeAccess{};
+    return a;
+  }
+
   // Adds instruction i's work (set by dma/gemm/vector, 0 otherwise) to the program's total and
   // returns whether the total is now over `max_work`.
   bool add_work(uint64_t max_work) {
@@ -176,9 +202,20 @@ class Checker {
   PreparedProgram& p_;
   const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
   uint64_t work_ = 0;  // of the instruction being checked
+  ComputeAccess access_;
 };
 
 }  // namespace
+
+bool ComputeAccess::conflicts_with(const ComputeAccess& o) const {
+  if (unit == ComputeUnit::kBoth || o.unit == ComputeUnit::kBoth) return true;
+  if (overlaps(writes, o.writes)) return true;
+  for (const Range& r : o.reads)
+    if (overlaps(writes, r)) return true;
+  for (const Range& r : reads)
+    if (overlaps(o.writes, r)) return true;
+  return false;
+}
 
 const char* token_queue_name(int tq) {
   static const char* const kNames[kNumTokenQueues] = {"load->compute", "compute->load",
@@ -203,6 +240,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
   std::array<uint64_t, kNumTokenQueues> pops_total{};
   size_t over_limit_at = n;  // the first instruction at which the total work passes max_work
   for (auto& list : p.queue_insns) list.reserve(n);
+  const bool two_units = t.compute_units == 2;
   for (size_t i = 0; i < n; ++i) {
     const Insn& insn = k.program[i];
     PreparedOp& op = p.ops[i];
@@ -232,6 +270,9 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
     if (c.add_work(max_work) && over_limit_at == n) over_limit_at = i;
     p.insn_count[static_cast<uint8_t>(insn.opcode)]++;
     p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
+    ComputeAccess access = c.take_access();
+    if (two_units && op.queue == static_cast<uint8_t>(Queue::kCompute))
+      p.compute_access.push_back(access);
     for (uint8_t tq : op.pushes)
       if (tq != kNoTokenQueue) p.pushes_total[tq]++;
     for (uint8_t tq : op.pops)

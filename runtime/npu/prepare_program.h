@@ -36,12 +36,34 @@ struct PreparedOp {
 
 static_assert(sizeof(PreparedOp) <= 32, "the scheduler's hot loop reads one PreparedOp per step");
 
+// Which execution unit behind the compute queue runs an instruction (Target::compute_units = 2):
+// GEMMs the MAC array, vector instructions the vector unit; sync and finish wait for both.
+enum class ComputeUnit : uint8_t { kMac = 0, kVector = 1, kBoth = 2 };
+
+// The on-chip rows a GEMM or vector instruction reads and writes, each operand as the bounding
+// range [lo, hi) of its affine loop: what the compute queue's scoreboard compares (two-unit
+// targets only). An instruction conflicts with another when one writes a range the other reads
+// or writes.
+struct ComputeAccess {
+  struct Range {
+    Mem mem = Mem::kSram;
+    uint64_t lo = 0, hi = 0;  // hi == lo: unused
+  };
+  ComputeUnit unit = ComputeUnit::kBoth;
+  Range writes;
+  Range reads[3];
+  bool conflicts_with(const ComputeAccess& other) const;
+};
+
 struct PreparedProgram {
   std::vector<PreparedOp> ops;
   // What functional mode will do, in element operations: MACs, vector lane operations, bytes
   // written on chip by DMA, plus one per instruction. Saturates at UINT64_MAX.
   uint64_t work = 0;
   std::array<std::vector<uint32_t>, 3> queue_insns;  // program indices per queue, in order
+  // Per compute-queue position (queue_insns[kCompute] order), for two-unit targets only (empty
+  // otherwise): which unit runs it and what it touches.
+  std::vector<ComputeAccess> compute_access;
   std::array<uint64_t, kNumTokenQueues> pushes_total{};
   std::array<uint64_t, kNumOpcodes> insn_count{};
   uint64_t macs = 0;

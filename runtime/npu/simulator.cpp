@@ -14,6 +14,7 @@ namespace tessera::npu {
 namespace {
 
 constexpr uint64_t kNever = UINT64_MAX;
+constexpr int kComputeQ = static_cast<int>(Queue::kCompute);
 
 // A dependency-token queue, recorded as history: push times are known as soon as the pushing
 // instruction starts (its completion is fixed then), pops when the popping one starts.
@@ -35,6 +36,18 @@ struct Unit {
   std::vector<uint64_t> complete;  // completion time per position, for the fetcher
 };
 
+// The compute queue of a two-unit target (Target::compute_units = 2): the MAC array and the vector
+// unit each run one instruction at a time; the queue issues in order (an instruction starts no
+// earlier than its predecessor started), and an instruction whose ranges conflict with the other
+// unit's last instruction waits for that one to end (a scoreboard). Completions can come out of
+// order, so the queue retires in order: `retired` is the latest end so far, when tokens are pushed.
+struct ComputeUnits {
+  uint64_t free_at[2] = {0, 0};           // MAC array, vector unit
+  size_t last[2] = {SIZE_MAX, SIZE_MAX};  // compute-queue position of each unit's last instruction
+  uint64_t last_start = 0;
+  uint64_t retired = 0;
+};
+
 // The scheduler. Instructions start in nondecreasing time order (see docs/npu_isa.md, "Timing
 // model"): at each step the unit whose next instruction can start earliest starts it, ties going
 // to load, then compute, then store; an instruction-fetch burst requested at the same time goes
@@ -48,7 +61,7 @@ class Scheduler {
  public:
   Scheduler(const Kernel& k, const Target& t, const PreparedProgram& p, std::vector<uint8_t>* ddr,
             const SimOptions& options)
-      : k_(k), t_(t), p_(p), o_(options), n_(p.ops.size()) {
+      : k_(k), t_(t), p_(p), o_(options), n_(p.ops.size()), two_units_(t.compute_units == 2) {
     burst_ = uint64_t(t.fetch_burst_insns);
     sram_unit_ = uint64_t(t.mac_in);
     acc_unit_ = uint64_t(4 * t.mac_out);
@@ -125,7 +138,8 @@ class Scheduler {
     if (s.pos == s.size) return kNever;
     if (s.pos >= s.fetched) return kNever;
     uint32_t i = s.insns[s.pos];
-    uint64_t t = std::max(s.free_at, s.dispatch[s.pos]);
+    uint64_t t = two_units_ && u == kComputeQ ? issue_time(s.pos) : s.free_at;
+    t = std::max(t, s.dispatch[s.pos]);
     for (uint8_t q : p_.ops[i].pops) {
       if (q == kNoTokenQueue) break;
       const TokenQueue& tq = tokens_[q];
@@ -135,12 +149,36 @@ class Scheduler {
     return t;
   }
 
+  // Two-unit compute queue: the earliest start of the instruction at queue position `pos` by
+  // issue order, its unit and the scoreboard (tokens and dispatch aside).
+  uint64_t issue_time(size_t pos) const {
+    const ComputeAccess& a = p_.compute_access[pos];
+    uint64_t t = cu_.last_start;
+    if (a.unit == ComputeUnit::kBoth) return std::max({t, cu_.free_at[0], cu_.free_at[1]});
+    const int mine = int(a.unit), other = 1 - mine;
+    t = std::max(t, cu_.free_at[mine]);
+    size_t o = cu_.last[other];
+    if (o != SIZE_MAX && cu_.free_at[other] > t && a.conflicts_with(p_.compute_access[o]))
+      t = cu_.free_at[other];
+    return t;
+  }
+
   void start(int u, uint64_t t) {
     Unit& s = units_[u];
     uint32_t i = s.insns[s.pos];
     const PreparedOp& op = p_.ops[i];
     UnitStats& st = stats_.units[u];
-    st.stalled_cycles += t - std::max(s.free_at, s.dispatch[s.pos]);
+    const bool two = two_units_ && u == kComputeQ;
+    // Stalled: dispatched and its unit free, but waiting for a token, the DDR port or (two-unit
+    // compute) the scoreboard.
+    uint64_t unit_free = s.free_at;
+    if (two) {
+      const ComputeAccess& a = p_.compute_access[s.pos];
+      unit_free = a.unit == ComputeUnit::kBoth ? std::max(cu_.free_at[0], cu_.free_at[1])
+                                               : cu_.free_at[int(a.unit)];
+      unit_free = std::max(unit_free, cu_.last_start);
+    }
+    st.stalled_cycles += t - std::max(unit_free, s.dispatch[s.pos]);
     uint32_t pushers[2] = {HazardChecker::kNoPusher, HazardChecker::kNoPusher};
     for (int n = 0; n < 2; ++n) {
       uint8_t q = op.pops[n];
@@ -165,13 +203,41 @@ class Scheduler {
           uint64_t(op.ddr_units) * (op.acc_units ? acc_unit_ : sram_unit_);
     } else {
       end = t + op.cycles;
-      st.busy_cycles += op.cycles;
+      // Compute instructions start in order, so the union of their run times grows by the part
+      // of [t, end) after the latest end so far.
+      uint64_t from = std::max(t, compute_covered_);
+      if (u == kComputeQ) {
+        st.busy_cycles += end > from ? end - from : 0;
+        compute_covered_ = std::max(compute_covered_, end);
+        const Opcode opc = k_.program[i].opcode;
+        if (opc == Opcode::kGemm) stats_.mac_busy_cycles += op.cycles;
+        if (opc == Opcode::kVector) stats_.vector_busy_cycles += op.cycles;
+      } else {
+        st.busy_cycles += op.cycles;
+      }
+    }
+    // When the queue retires the instruction: at its end, or, on a two-unit compute queue, once
+    // every earlier instruction of the queue has ended too (its tokens mean what they mean on
+    // one unit: everything before is done).
+    uint64_t retire = end;
+    bool vector_unit = false;
+    if (two) {
+      const ComputeAccess& a = p_.compute_access[s.pos];
+      vector_unit = a.unit == ComputeUnit::kVector;
+      if (a.unit == ComputeUnit::kBoth) {
+        cu_.free_at[0] = cu_.free_at[1] = end;
+      } else {
+        cu_.free_at[int(a.unit)] = end;
+        cu_.last[int(a.unit)] = s.pos;
+      }
+      cu_.last_start = t;
+      retire = cu_.retired = std::max(cu_.retired, end);
     }
     for (uint8_t q : op.pushes) {
       if (q == kNoTokenQueue) break;
       TokenQueue& tq = tokens_[q];
       size_t k = tq.pushed++;
-      tq.push_time[k] = end;
+      tq.push_time[k] = retire;
       tq.pusher[k] = i;
       if (k >= size_t(t_.token_queue_depth)) {
         size_t j = k - size_t(t_.token_queue_depth);
@@ -179,16 +245,18 @@ class Scheduler {
       }
     }
     s.free_at = end;
-    s.complete[s.pos++] = end;
+    s.complete[s.pos++] = retire;
     st.insns++;
     stats_.cycles = std::max(stats_.cycles, end);
     now_ = t;
     if (kFunctional) {
+      // The vector unit of a two-unit compute queue has its own pending results.
+      const int slot = vector_unit ? kVectorSlot : u;
       if (checker_) checker_->on_start(i, pushers);
       commit_due(t);
-      begin_insn(k_.program[i], t_, mem_, pending_[u]);
-      pending_end_[u] = end;
-      pending_seq_[u] = seq_++;
+      begin_insn(k_.program[i], t_, mem_, pending_[slot]);
+      pending_end_[slot] = end;
+      pending_seq_[slot] = seq_++;
     }
   }
 
@@ -196,7 +264,7 @@ class Scheduler {
   void commit_due(uint64_t t) {
     for (;;) {
       int best = -1;
-      for (int u = 0; u < kNumQueues; ++u) {
+      for (int u = 0; u < kSlots; ++u) {
         if (pending_[u].dest == PendingWrites::Dest::kNone || pending_end_[u] > t) continue;
         if (best < 0 || pending_end_[u] < pending_end_[best] ||
             (pending_end_[u] == pending_end_[best] && pending_seq_[u] < pending_seq_[best]))
@@ -308,9 +376,15 @@ class Scheduler {
   size_t fetch_limit_ = 0;                 // instructions [0, fetch_limit_) have arrived on chip
   SimStats stats_;
   Memories mem_;
-  PendingWrites pending_[kNumQueues];  // functional: each unit's results until its end
-  uint64_t pending_end_[kNumQueues] = {0, 0, 0};
-  uint64_t pending_seq_[kNumQueues] = {0, 0, 0};
+  // Functional: each unit's results until its end (the queues', then a two-unit target's vector
+  // unit).
+  static constexpr int kVectorSlot = kNumQueues, kSlots = kNumQueues + 1;
+  PendingWrites pending_[kSlots];
+  uint64_t pending_end_[kSlots] = {0, 0, 0, 0};
+  uint64_t pending_seq_[kSlots] = {0, 0, 0, 0};
+  const bool two_units_;
+  ComputeUnits cu_;
+  uint64_t compute_covered_ = 0;  // the latest end of a compute instruction so far
   uint64_t seq_ = 0;
   std::optional<HazardChecker> checker_;
 };

@@ -36,6 +36,11 @@ struct UnitStats {
 struct SimStats {
   uint64_t cycles = 0;                // when the last instruction of any queue completes
   std::array<UnitStats, 3> units;     // indexed by Queue: load, compute, store
+  // The compute queue's two execution units apart: cycles running GEMMs (MAC array) and vector
+  // instructions (vector unit). With compute_units = 2 they overlap; the compute queue's busy
+  // cycles count a cycle once when either runs.
+  uint64_t mac_busy_cycles = 0;
+  uint64_t vector_busy_cycles = 0;
   uint64_t ddr_port_busy_cycles = 0;  // DMA transfers and instruction-fetch bursts
   uint64_t ddr_bytes_read = 0;        // by loads
   uint64_t ddr_bytes_written = 0;     // by stores

@@ -48,6 +48,9 @@ const IntField kIntFields[] = {
      "accumulator read-after-write latency between GEMM steps"},
     {"pad_unit_cycles", &Target::pad_unit_cycles, 0, 1000000,
      "load-unit cycles per zero-padding unit written on chip"},
+    {"compute_units", &Target::compute_units, 1, 2,
+     "execution units behind the compute queue: 1 = GEMM and vector instructions run one at a "
+     "time, 2 = the MAC array and the vector unit run concurrently"},
 };
 
 std::string where(const std::string& source) { return str("target description '", source, "'"); }

@@ -40,6 +40,11 @@ struct Target {
   int64_t fetch_burst_insns = 0;       // instructions fetched per DDR burst (shared port); 0: free
   int64_t acc_raw_latency_cycles = 0;  // a GEMM step's accumulator row is readable this much later
   int64_t pad_unit_cycles = 0;         // load-unit cycles per zero unit written for padding
+  // Execution units behind the compute queue (docs/npu_isa.md section 6, rule 6). 1: one unit runs
+  // GEMM and vector instructions one at a time (VTA's compute module). 2: the MAC array and the
+  // vector unit are separate units; the queue still issues in order, and a scoreboard holds an
+  // instruction whose on-chip ranges conflict with the other unit's running one (Gemmini-like).
+  int64_t compute_units = 0;
 
   // The channel block of the packed layouts (NCHWc{block}) and the elements of one on-chip row:
   // mac_in (= mac_out).

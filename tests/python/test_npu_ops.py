@@ -13,6 +13,7 @@ import pytest
 import tessera
 from tessera import npu
 from tessera import npu_layout as L
+from tessera.autotune import NpuTask
 
 ops = tessera.npu_ops
 
@@ -300,6 +301,64 @@ def test_conv2d_fold_blocks_matches_numpy(C, H, W, K, R, stride, pad, params, ta
     blocks = {"tile_kb": -(-K // target.block), "tile_cb": -(-C // target.block)}
     params = {k: min(v, blocks[k]) if k in blocks else v for k, v in params.items()}
     assert_bits_equal(run_conv2d(x, w, stride, pad, q, target, fold="blocks", **params), ref)
+
+
+# Fold "pixels" on a strided 1x1 convolution that loads only the rows it reads ("strided_rows"):
+# the input rows are loaded stride x OW columns wide (align_extent), so output pixel p reads input
+# column 2p of its row; an odd input width reads one zero column past the edge. Tails in the row
+# and block tiles, input-channel tiles, single and double buffers (the accumulator's too where
+# the target offers it).
+@pytest.mark.parametrize("C,H,W,K,stride,params", [
+    (40, 14, 14, 70, 2, dict(tile_kb=3, tile_oh=3, tile_cb=1)),
+    (24, 13, 13, 33, 2, dict(tile_kb=2, tile_oh=2, tile_cb=2, **NO_DB)),
+    (17, 11, 15, 18, 3, dict(tile_kb=1, tile_oh=4, tile_cb=1, order=["oh", "ow", "kb"])),
+    (33, 9, 10, 40, 2, dict(tile_kb=3, tile_oh=5, tile_cb=3, db_output=False)),
+])
+@on_every_target
+def test_conv2d_fold_pixels_on_strided_rows_matches_numpy(C, H, W, K, stride, params, target):
+    rng = np.random.default_rng(C * 7 + H + W * 3 + K + stride)
+    x, w = rand_int8(rng, (C, H, W)), rand_int8(rng, (K, C, 1, 1))
+    q = dict(multiplier=MULT, shift=shift_for(C), zero_point=-2)
+    ref = ref_requantize(ref_conv2d(x, w, stride, 0), MULT, q["shift"], -2)
+    blocks = {"tile_kb": -(-K // target.block), "tile_cb": -(-C // target.block)}
+    params = {k: min(v, blocks[k]) if k in blocks else v for k, v in params.items()}
+    if target.compute_units == 2:
+        params.setdefault("db_acc", params.get("db_output", True))
+    OW = (W - 1) // stride + 1
+    op = ops.conv2d(C=C, H=H, W=W, K=K, R=1, S=1, stride=stride, pad=0, **q, fold="pixels",
+                    input_load="strided_rows", tile_ow=OW, **params, target=target)
+    f = build(op, target)
+    y = np.zeros(L.activation_shape(K, (H - 1) // stride + 1, OW, target), np.int8)
+    f(L.pack_activation(x, target), L.pack_conv_weight(w, target), y)
+    assert_bits_equal(L.unpack_activation(y, K), ref)
+    # One GEMM per tile and input channel block: the output blocks x the tile's pixels.
+    OH, KB, CB = (H - 1) // stride + 1, -(-K // target.block), -(-C // target.block)
+    tiles = -(-OH // params["tile_oh"]) * -(-KB // params["tile_kb"])
+    assert f.timing()["insn_count"]["gemm"] == tiles * CB
+
+
+def test_db_acc_is_offered_where_the_mac_array_and_vector_unit_overlap():
+    args = dict(C=64, H=28, W=28, K=128, R=1, S=1, stride=2, pad=0, multiplier=MULT, shift=14)
+    for name, target in TARGETS.items():
+        knobs = [k["name"] for k in NpuTask("conv2d", args, target).knobs]
+        assert ("db_acc" in knobs) == (target.compute_units == 2), name
+    assert TARGETS["npu-8x8"].compute_units == 1 and TARGETS["npu-v1"].compute_units == 2
+    with pytest.raises(tessera.autotune.ConfigError, match="db_acc"):
+        ops.conv2d(**args, db_acc=True, target=TARGETS["npu-8x8"])
+
+
+def test_a_double_buffered_accumulator_overlaps_requantize_with_the_next_tiles_gemms():
+    # Same tiles, the accumulator single or double: on npu-v1 (two compute units) the requantize
+    # of a tile runs beside the next tile's GEMMs only with two accumulator buffers.
+    t = TARGETS["npu-v1"]
+    base = dict(C=64, H=28, W=28, K=128, R=1, S=1, stride=2, pad=0, multiplier=MULT, shift=14,
+                tile_kb=8, tile_oh=2, tile_ow=14, tile_cb=4, fold="blocks", target=t)
+    one = build(ops.conv2d(**base, db_acc=False), t).timing()
+    two = build(ops.conv2d(**base, db_acc=True), t).timing()
+    # 1568 requantized accumulator rows, one vector cycle each on npu-v1, in 7 tiles: all but the
+    # last tile's can hide behind GEMMs, less the stalls of a tile whose GEMMs are shorter.
+    rows = 8 * 14 * 14
+    assert one["cycles"] - two["cycles"] >= rows // 3, (one["cycles"], two["cycles"])
 
 
 @on_every_target

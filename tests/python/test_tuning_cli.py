@@ -200,3 +200,24 @@ def test_the_progress_bar_draws_on_a_terminal(tmp_path):
     bar.close()
     text = stream.getvalue()
     assert "\r" in text and "10/10" in text and "best=" in text and "errors=0" in text
+
+
+def test_log_summary_of_another_targets_log_says_which_target_it_needs(tmp_path):
+    target_dir = os.path.join(HERE, "..", "..", "runtime", "npu", "targets")
+    from tessera import npu
+    small = npu.load_target(os.path.join(target_dir, "npu-8x8.json"))
+    task = at.NpuTask("dense", dict(M=8, K=40, N=24, multiplier=1 << 14, shift=12), small)
+    path = str(tmp_path / "small.jsonl")
+    at.tune(task.tuning, at.make_tuner("random", task.tuning, seed=1),
+            at.LocalExecutor(at.measure_npu), target=small, trials=4, log=path)
+    out = tessera_cli("log-summary", path)
+    assert out.returncode == 0, out.stderr
+    assert "the log is for target npu-8x8" in out.stderr and "--target PATH" in out.stderr
+    assert out.stdout.splitlines()[2].split()[4] == "-"  # no bound without the target
+    wrong = tessera_cli("log-summary", path, "--target", os.path.join(target_dir, "npu-32x32.json"))
+    assert wrong.returncode != 0
+    assert "is npu-32x32" in wrong.stderr and "for npu-8x8" in wrong.stderr
+    right = tessera_cli("log-summary", path, "--target", os.path.join(target_dir, "npu-8x8.json"))
+    assert right.returncode == 0 and right.stderr == ""
+    frac = float(right.stdout.splitlines()[2].split()[4])
+    assert 0 < frac <= 1

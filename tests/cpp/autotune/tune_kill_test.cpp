@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -52,28 +53,54 @@ bool wait_for(pid_t pid, std::chrono::duration<double> limit) {
   }
 }
 
+// Complete lines in the log so far (a record being written has no newline yet).
+size_t complete_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  size_t n = 0;
+  for (char c; in.get(c);) n += c == '\n';
+  return n;
+}
+
+// Waits until the job has written `lines` records (or exited: false), polling every millisecond.
+bool wait_for_lines(pid_t pid, const std::string& log, size_t lines) {
+  for (;;) {
+    if (complete_lines(log) >= lines) return true;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 TEST(TuneKill, a_job_killed_at_seeded_moments_resumes_to_the_uninterrupted_log) {
   const std::string full = testing::temp_path("full.jsonl");
   const auto t0 = Clock::now();
-  ASSERT_TRUE(wait_for(start_job(full), std::chrono::seconds(60)));
+  ASSERT_TRUE(wait_for(start_job(full), std::chrono::seconds(120)));
   const std::chrono::duration<double> whole = Clock::now() - t0;
 
+  // The kill points are seeded by progress, not by wall time, so a loaded machine cannot let the
+  // job finish before it is killed: after 8 to 24 more records than the last run had written,
+  // plus 0 to 3 ms (a batch's records are written together, so the kill falls mid-batch: during
+  // a measurement, a model fit or a write).
   const std::string killed = testing::temp_path("killed.jsonl");
   Rng rng(11);
   int kills = 0;
-  for (int attempt = 0;; ++attempt) {
+  for (;;) {
+    size_t target = complete_lines(killed) + 8 + size_t(rng.unit() * 16);
     pid_t pid = start_job(killed);
-    if (attempt == 6) {  // enough: let it finish
-      ASSERT_TRUE(wait_for(pid, std::chrono::seconds(60)));
+    if (target > 88) {  // enough: let it finish
+      ASSERT_TRUE(wait_for(pid, std::chrono::seconds(120)));
       break;
     }
-    // Somewhere in 10 % .. 90 % of an uninterrupted run's time.
-    if (wait_for(pid, whole * (0.1 + 0.8 * rng.unit()))) break;
+    if (!wait_for_lines(pid, killed, target)) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(int64_t(rng.unit() * 3000)));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     waitpid(pid, nullptr, 0);
     ++kills;
   }
-  EXPECT_GE(kills, 2);
+  EXPECT_GE(kills, 3);
   EXPECT_EQ(testing::lines_without_timestamps(killed), testing::lines_without_timestamps(full));
   TuningLog log = read_tuning_log(killed);
   EXPECT_TRUE(log.warnings.empty());

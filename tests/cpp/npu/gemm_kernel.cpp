@@ -46,6 +46,7 @@ Target without_fidelity_costs(Target t) {
   t.fetch_burst_insns = 0;
   t.acc_raw_latency_cycles = 0;
   t.pad_unit_cycles = 0;
+  t.compute_units = 1;
   return t;
 }
 

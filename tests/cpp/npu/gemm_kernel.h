@@ -24,8 +24,8 @@ std::vector<int8_t> pack_gemm_weights(const std::vector<int8_t>& b);
 Kernel gemm64_kernel(const Target& target, bool double_buffered, const GemmParams& params);
 
 // `t` with the fidelity costs (instruction fetch, accumulator read-after-write latency, padding
-// writes) set to zero: the timing model as it was before they existed, which the per-rule tests
-// and the hand-computed GEMM figures below describe.
+// writes) set to zero and one compute unit: the timing model as it was before they existed, which
+// the per-rule tests and the hand-computed GEMM figures below describe.
 Target without_fidelity_costs(Target t);
 
 // Cycle figures computed by hand from the target's cost fields, per iteration of the kernel

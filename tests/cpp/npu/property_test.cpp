@@ -216,6 +216,7 @@ TEST(Property, programs_without_hazards_give_the_same_bytes_under_any_timing) {
   slow.fetch_burst_insns = 3;
   slow.acc_raw_latency_cycles = 9;
   slow.pad_unit_cycles = 4;
+  slow.compute_units = 3 - fast.compute_units;  // the other compute model: overlap or not
   int race_free = 0, racy = 0, differ_in_timing = 0;
   for (int p = 0; p < 2000; ++p) {
     SCOPED_TRACE("program seed " + std::to_string(1000 + p));

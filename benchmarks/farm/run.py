@@ -1,25 +1,33 @@
 """Measurement throughput of the build farm against the local runner, on ResNet-18's tasks.
 
-    .venv/bin/python benchmarks/farm/run.py [--per-task 8] [--reps 2]
+    .venv/bin/python benchmarks/farm/run.py [--per-task 24] [--reps 3] [--no-report]
 
 In one run, on the same fixed set of configs (per ResNet-18 workload, --per-task configs drawn
 with a fixed seed among those the space's validity check accepts; one batch per task, as the
 driver sends them):
-  local-1   the local thread pool with 1 worker (LocalExecutor(measure_npu, workers=1))
-  ray-1     a Ray cluster of this machine with one worker node of 1 CPU (1 worker process)
-  ray-2     the same cluster with a second worker node of 1 CPU (2 worker processes)
+  local-1     the local thread pool with 1 worker (LocalExecutor(measure_npu, workers=1)),
+              timed before the cluster starts and again after it is stopped
+  ray-1       a Ray cluster of this machine with one worker node of 1 CPU (1 worker process),
+              batches in chunks sized per batch (RayExecutor's default)
+  ray-2       the same cluster with a second worker node of 1 CPU (2 worker processes)
+  ray-2/task  ray-2 with a Ray task per measurement (chunk_size=1), as the farm sent them before
+              chunks: what chunking buys, in the same run
 measurements per second (best of --reps passes over the set, after a warm-up batch that lets
-each worker import tessera), and Ray's overhead per batch: the wall time of a batch of configs
-that fail at once (invalid_config, microseconds of work) on Ray minus on the local pool. Every
-Ray result is checked equal to the local one. The cluster runs on loopback (head 127.0.0.2 with
-no CPUs, nodes 127.0.0.3 and 127.0.0.4), usage statistics off, and is stopped at the end.
-Target: ray-2 >= 1.6 x local-1. Writes benchmarks/farm/REPORT.md.
+each worker import tessera; the ray-2 variants' passes alternate), each engine's ratio to the
+best local-1 pass of this run, the CPU seconds the driver and Ray's own processes (GCS, raylets:
+not the workers) spent in that pass, and Ray's overhead per batch: the wall time of a batch of
+--per-task configs that fail at once (invalid_config, microseconds of work) on Ray minus on the
+local pool. Every Ray result is checked equal to the local one. The load average is printed at
+each phase. The cluster runs on loopback (head 127.0.0.2 with no CPUs, nodes 127.0.0.3 and
+127.0.0.4), usage statistics off, and is stopped at the end. Target: ray-2 >= 1.6 x local-1.
+Writes benchmarks/farm/REPORT.md unless --no-report.
 """
 import argparse
 import glob
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -41,6 +49,7 @@ from tessera.autotune import farm  # noqa: E402
 
 MULT, SHIFT = 1 << 14, 22
 HEAD, NODES, PORT = "127.0.0.2", ["127.0.0.3", "127.0.0.4"], 26395
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def task_of(wl, target):
@@ -81,13 +90,110 @@ def measure(ex, task, configs):
     return ex.measure(Batch(task, configs))
 
 
-def timed_pass(ex, work):
+class Cluster:
+    """The processes of this run's Ray cluster (those whose command line holds its temp
+    directory, and their children), for CPU accounting and for stopping it."""
+
+    def __init__(self, temp):
+        self.temp = temp.encode()
+
+    def pids(self):
+        own, parent = set(), {}
+        for p in glob.glob("/proc/[0-9]*/stat"):
+            pid = int(p.split("/")[2])
+            try:
+                stat = open(p).read()
+                if self.temp in open(f"/proc/{pid}/cmdline", "rb").read():
+                    own.add(pid)
+                parent[pid] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+        # A raylet's children: its worker processes, and its agents (Ray's own, not workers).
+        workers = set()
+        for p, pp in parent.items():
+            if pp in own and p not in own:
+                try:
+                    name = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]
+                except OSError:
+                    continue
+                (own if name.endswith(b"Agent") else workers).add(p)
+        return own, workers
+
+    def cpu(self):
+        """CPU seconds so far of Ray's own processes and of its worker processes."""
+        own, workers = self.pids()
+        return _cpu(own), _cpu(workers)
+
+    def stop(self):
+        own, workers = self.pids()
+        for p in own | workers:
+            try:
+                os.kill(p, 9)
+            except OSError:
+                pass
+
+
+def _cpu(pids):
+    total = 0
+    for p in pids:
+        try:
+            f = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
+            total += int(f[11]) + int(f[12])  # utime, stime
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / TICKS
+
+
+def driver_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def timed_pass(ex, work, cluster=None):
+    """(wall s, results, driver CPU s, Ray's own processes' CPU s) of one pass over `work`."""
+    c0, r0 = driver_cpu(), cluster.cpu()[0] if cluster else 0.0
     t0 = time.perf_counter()
     results = [measure(ex, t, cs) for t, cs in work]
-    return time.perf_counter() - t0, results
+    wall = time.perf_counter() - t0
+    return wall, results, driver_cpu() - c0, (cluster.cpu()[0] - r0) if cluster else 0.0
 
 
-def ray_cmd(*args):
+def batch_seconds(ex, task, configs, reps=10):
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        measure(ex, task, configs)
+    return (time.perf_counter() - t0) / reps
+
+
+def measurement_seconds(ex, work):
+    """Each measurement's wall time on the local pool, measured alone."""
+    out = []
+    for t, cs in work:
+        row = []
+        for c in cs:
+            t0 = time.perf_counter()
+            ex.measure(t.tuning, [c], t.target)
+            row.append(time.perf_counter() - t0)
+        out.append(row)
+    return out
+
+
+def makespan(seconds, sizes, workers):
+    """The wall time of one batch whose measurements take `seconds`, cut into chunks of
+    `sizes` handed in order to whichever of `workers` is free, with no cost but measuring."""
+    free, i = [0.0] * workers, 0
+    for k in sizes:
+        w = free.index(min(free))
+        free[w] += sum(seconds[i:i + k])
+        i += k
+    return max(free)
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def ray_start(*args):
     subprocess.run([os.path.join(os.path.dirname(sys.executable), "ray"), "start", *args],
                    check=True, capture_output=True, timeout=180)
 
@@ -100,10 +206,52 @@ def wait_cpus(ray, n, seconds=60):
         time.sleep(0.5)
 
 
+def ray_passes(work, reference, probe, local_batch, reps, loads, say):
+    """Starts the cluster, times ray-1 then ray-2 (and ray-2/task, alternating with it), stops
+    the cluster. Returns {engine: (executor, best pass)} and {engine: overhead per batch}."""
+    best, overhead = {}, {}
+    temp = tempfile.mkdtemp(prefix="tessera-farm-bench.")
+    cluster = Cluster(temp)
+    common = ["--disable-usage-stats", "--object-store-memory=80000000", f"--temp-dir={temp}"]
+    try:
+        ray_start("--head", f"--node-ip-address={HEAD}", f"--port={PORT}", "--num-cpus=0",
+                  "--include-dashboard=false", *common)
+        ray = farm.connect(f"{HEAD}:{PORT}")
+        for k, ip in enumerate(NODES, start=1):
+            ray_start(f"--address={HEAD}:{PORT}", f"--node-ip-address={ip}", "--num-cpus=1",
+                      *common)
+            wait_cpus(ray, k)
+            engines = {f"ray-{k}": farm.RayExecutor(f"{HEAD}:{PORT}")}
+            if k == len(NODES):
+                engines[f"ray-{k}/task"] = farm.RayExecutor(f"{HEAD}:{PORT}", chunk_size=1)
+            for ex in engines.values():
+                for _ in range(k):  # warm-up: every worker imports tessera and builds a task
+                    measure(ex, *work[0])
+            loads.append((f"{k} node(s)", load()))
+            passes = {name: [] for name in engines}
+            for _ in range(reps):
+                for name, ex in engines.items():
+                    p = timed_pass(ex, work, cluster)
+                    assert p[1] == reference, f"{name}'s results differ from the local runner's"
+                    passes[name].append(p)
+            for name, ex in engines.items():
+                best[name] = (ex, min(passes[name], key=lambda p: p[0]))
+                overhead[name] = batch_seconds(ex, *probe) - local_batch
+                say(f"{name}: best {best[name][1][0]:.2f} s, load {load():.1f}")
+    finally:
+        try:
+            import ray as _ray
+            _ray.shutdown()
+        finally:
+            cluster.stop()
+            shutil.rmtree(temp, ignore_errors=True)
+    return best, overhead
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-task", type=int, default=8, help="configs per ResNet-18 task")
-    ap.add_argument("--reps", type=int, default=2, help="passes per engine (best is kept)")
+    ap.add_argument("--per-task", type=int, default=24, help="configs per ResNet-18 task")
+    ap.add_argument("--reps", type=int, default=3, help="passes per engine (best is kept)")
     ap.add_argument("--no-report", action="store_true", help="print only; keep REPORT.md")
     a = ap.parse_args()
 
@@ -116,72 +264,64 @@ def main():
     # Configs that fail at once: for the per-batch overhead.
     probe_task = tasks[1]
     fast = [c for c in (probe_task.config(rng.randrange(probe_task.space_size))
-                        for _ in range(400)) if not probe_task.is_valid(c)][:8]
+                        for _ in range(100 * a.per_task)) if not probe_task.is_valid(c)]
+    probe = (probe_task, fast[:a.per_task])
+    loads = [("start", load())]
 
-    rows, overhead = [], {}
+    def say(*args):
+        print(*args, flush=True)
+
     local = at.LocalExecutor(at.measure_npu, workers=1)
     measure(local, *work[0])
-    local_s, reference = min((timed_pass(local, work) for _ in range(a.reps)), key=lambda x: x[0])
-    rows.append(("local-1", "local thread pool, 1 worker", local_s))
-    t0 = time.perf_counter()
-    for _ in range(10):
-        measure(local, probe_task, fast)
-    local_batch = (time.perf_counter() - t0) / 10
+    say(f"{n} measurements, {len(work)} batches; load {load():.1f}")
+    before = [timed_pass(local, work) for _ in range(a.reps)]
+    reference = before[0][1]
+    local_batch = batch_seconds(local, *probe)
+    alone = measurement_seconds(local, work)
+    say(f"local-1 before the cluster: best {min(p[0] for p in before):.2f} s")
+    best, overhead = ray_passes(work, reference, probe, local_batch, a.reps, loads, say)
+    time.sleep(2)  # the cluster's processes gone
+    after = [timed_pass(local, work) for _ in range(a.reps)]
+    loads.append(("end", load()))
+    say(f"local-1 after the cluster: best {min(p[0] for p in after):.2f} s")
+    local_s = min(p[0] for p in before + after)
 
-    temp = tempfile.mkdtemp(prefix="tessera-farm-bench.")
-    common = ["--disable-usage-stats", "--object-store-memory=80000000", f"--temp-dir={temp}"]
-    try:
-        ray_cmd("--head", f"--node-ip-address={HEAD}", f"--port={PORT}", "--num-cpus=0",
-                "--include-dashboard=false", *common)
-        ray = farm.connect(f"{HEAD}:{PORT}")
-        for k, ip in enumerate(NODES, start=1):
-            ray_cmd(f"--address={HEAD}:{PORT}", f"--node-ip-address={ip}", "--num-cpus=1", *common)
-            wait_cpus(ray, k)
-            ex = farm.RayExecutor(f"{HEAD}:{PORT}")
-            for _ in range(k):  # warm-up: every worker imports tessera and builds a task
-                measure(ex, *work[0])
-            s, results = min((timed_pass(ex, work) for _ in range(a.reps)), key=lambda x: x[0])
-            assert results == reference, f"ray-{k} results differ from the local runner's"
-            rows.append((f"ray-{k}", f"Ray, {k} worker node(s) of 1 CPU, {ex.max_in_flight} in "
-                         "flight", s))
-            t0 = time.perf_counter()
-            for _ in range(10):
-                measure(ex, probe_task, fast)
-            overhead[k] = (time.perf_counter() - t0) / 10 - local_batch
-    finally:
-        try:
-            import ray as _ray
-            _ray.shutdown()
-        finally:
-            pids = [p.split("/")[2] for p in glob.glob("/proc/[0-9]*/cmdline")
-                    if temp.encode() in open(p, "rb").read()]
-            for p in pids:
-                try:
-                    os.kill(int(p), 9)
-                except OSError:
-                    pass
-            shutil.rmtree(temp, ignore_errors=True)
-
-    load = os.getloadavg()[0]
-    lines = [f"| engine | how | wall s ({n} measurements) | measurements/s | x local-1 |",
-             "| --- | --- | --- | --- | --- |"]
-    for name, how, s in rows:
-        lines.append(f"| {name} | {how} | {s:.2f} | {n / s:.1f} | {local_s / s:.2f} |")
-    text = "\n".join(lines)
-    speedup = local_s / rows[-1][2]
-    summary = (f"ray-2 / local-1 = {speedup:.2f} (target >= 1.6: "
-               f"{'met' if speedup >= 1.6 else 'NOT met'}); Ray's overhead per batch of "
-               f"{len(fast)}: " + ", ".join(f"{overhead[k] * 1e3:.1f} ms at {k} node(s)"
-                                           for k in sorted(overhead)) +
-               f" (the local pool's batch: {local_batch * 1e3:.2f} ms); load average at the end "
-               f"{load:.1f} on {os.cpu_count()} cores")
-    print(text)
+    rows = [("local-1", "local thread pool, 1 worker", local_s, None, None)]
+    for name, (ex, (s, _, drv, own)) in best.items():
+        chunks = "a task per measurement" if ex.chunk_size == 1 else "chunks sized per batch"
+        rows.append((name, f"Ray, {ex.cpus} worker node(s) of 1 CPU, {chunks}", s, drv, own))
+    lines = [f"| engine | how | wall s ({n} measurements) | measurements/s | x local-1 | "
+             "driver CPU s | Ray's own CPU s |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, how, s, drv, own in rows:
+        cpu = "| - | - |" if drv is None else f"| {drv:.2f} | {own:.2f} |"
+        lines.append(f"| {name} | {how} | {s:.2f} | {n / s:.1f} | {local_s / s:.2f} {cpu}")
+    table = "\n".join(lines)
+    speedup = local_s / best["ray-2"][1][0]
+    # What two workers could do on these batches if Ray cost nothing: a batch ends with its
+    # last measurement, so its slowest one bounds it.
+    total = sum(sum(r) for r in alone)
+    bound = total / sum(max(sum(r) / 2, max(r)) for r in alone)
+    planned = total / sum(makespan(r, farm.chunk_sizes(len(r), 2), 2) for r in alone)
+    summary = (
+        f"ray-2 / local-1 = {speedup:.2f} (target >= 1.6: {'met' if speedup >= 1.6 else 'NOT met'})"
+        f"; local-1's best pass before the cluster {min(p[0] for p in before):.2f} s, after it "
+        f"{min(p[0] for p in after):.2f} s. If Ray cost nothing, these batches would allow two "
+        f"workers at most {bound:.2f}x one ({planned:.2f}x in the farm's chunks), from each "
+        f"measurement's time alone (sum {total:.2f} s; the slowest "
+        f"{max(max(r) for r in alone) * 1e3:.0f} ms, the median "
+        f"{sorted(x for r in alone for x in r)[n // 2] * 1e3:.1f} ms). Ray's overhead per batch "
+        f"of {len(probe[1])}: " + ", ".join(f"{overhead[k] * 1e3:.1f} ms on {k}" for k in overhead)
+        + f" (the local pool's batch: {local_batch * 1e3:.2f} ms). Load average (1 min) "
+        + ", ".join(f"{w} {v:.1f}" for w, v in loads) + f", on {os.cpu_count()} cores")
+    print(table)
     print(summary)
     if not a.no_report:
         with open(os.path.join(HERE, "REPORT.md"), "w") as f:
-            f.write(REPORT.format(table=text, summary=summary, n=n, per=a.per_task,
-                                  tasks=len(tasks), reps=a.reps,
-                                  command=" ".join(["benchmarks/farm/run.py"] + sys.argv[1:])))
+            f.write(REPORT.format(
+                table=table, summary=summary, n=n, per=a.per_task, tasks=len(tasks), reps=a.reps,
+                chunks=farm.chunk_sizes(a.per_task, 2), chunks1=farm.chunk_sizes(a.per_task, 1),
+                command=" ".join(["benchmarks/farm/run.py"] + sys.argv[1:])))
 
 
 REPORT = """# Build farm: measurements per second, local runner against Ray
@@ -190,20 +330,34 @@ Written by `.venv/bin/python {command}`, one run.
 
 {n} measurements ({per} configs drawn with a fixed seed among the valid ones of each of ResNet-18's
 {tasks} tasks, one batch per task), best of {reps} passes per engine after a warm-up batch; every
-Ray result equal to the local runner's.
+Ray result equal to the local runner's. local-1 is timed before the cluster starts and after it
+stops (its best pass of either); the ray-2 variants' passes alternate.
 
 {table}
 
 {summary}.
 
-How it is kept from serialising: the driver's RayExecutor submits up to 2 measurements per CPU
-and waits in `ray.wait` (the GIL released); each worker is a warm process (Ray reuses it; the task
-rebuilt from its key is cached) whose measurement is the C++ `measure_npu`, run with the GIL
-released. The overhead per batch is the wall time of a batch of configs that fail at once, on Ray
-minus on the local pool: Ray's round trips, nothing measured.
+"driver CPU s" is the CPU time of the benchmark's own process (the driver) over the pass, "Ray's
+own CPU s" that of the cluster's GCS, raylets and their agents (not the workers, whose CPU is the
+measurements): what the farm takes from the two cores the workers measure on. The bound "if Ray
+cost nothing" replays each batch on two workers from each measurement's time alone (timed on
+the local pool, one at a time): measurement times are uneven (a few configs take many times the
+median), a batch is done when its last measurement is, and no schedule makes a batch shorter
+than its slowest measurement; what is left between the bound and ray-2 is Ray's.
 
-The machine has 2 cores, shared with whatever else runs (the load average above); the figures
-move with it.
+How the farm keeps the cores for the measurements: a batch goes as a few Ray tasks, each
+measuring a chunk of its configs, largest first (a batch of {per}: chunks of {chunks} on two CPUs,
+{chunks1} on one), so Ray's cost per task (its scheduling and round trips, ray-2/task's overhead)
+is paid a few times per batch instead of once per measurement, and the single measurements at
+the end keep both workers busy to the end of the batch. While the workers measure, the driver
+sleeps in `ray.wait` until the batch is done. Each worker is a warm process (Ray reuses it; the
+task rebuilt from its key is cached) whose measurement is the C++ `measure_npu`, run with the
+GIL released. The overhead per batch is the wall time of a batch of configs that fail at once,
+on Ray minus on the local pool: Ray's round trips, nothing measured.
+
+The machine has 2 cores, shared with whatever else runs (the load averages above); the figures
+move with it, and under load a farm of several processes gets a larger share of the machine
+than the one local thread: a fair comparison needs a quiet machine.
 """
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """Measurements with injected faults, for the farm tests: each is a tessera.autotune.farm.Measurement
 that measures with the real measure_npu except at one chosen config, where it kills its Ray worker
-process (once), kills its worker node's raylet (once), or hangs. Once-only faults leave a marker
-file, so the retry measures normally. The test module registers this module with cloudpickle by
-value, so the workers need no copy of it."""
+process (once, or every time), kills its worker node's raylet (once), hangs, or holds the GIL
+for ever. Once-only faults leave a marker file, so the retry measures normally. A journal file, if
+given, gets a line per measurement that ran to the end (its config), so a test can count them
+across worker processes. The test module registers this module with cloudpickle by value, so the
+workers need no copy of it."""
 import os
+import re
 import signal
 import time
 
@@ -23,19 +26,27 @@ def _first_time(marker):
 class Faulty(farm.Measurement):
     """measure_npu, except when measuring `config_text`: `fault()` first."""
 
-    def __init__(self, config_text, marker):
+    def __init__(self, config_text, marker, journal=None):
         self.config_text = config_text
         self.marker = marker
-        self.name = f"{type(self).__name__}:{config_text}:{marker}"
+        self.journal = journal
+        self.name = f"{type(self).__name__}:{config_text}:{marker}:{journal}"
 
     def fault(self, ctx):
         raise NotImplementedError
 
     def function(self):
         def measure(inp, ctx):
-            if inp.task.space.to_text(inp.config) == self.config_text:
+            text = inp.task.space.to_text(inp.config)
+            if text == self.config_text:
                 self.fault(ctx)
-            return at.run_measurement(at.measure_npu, inp.task, inp.config, inp.target)
+            result = at.run_measurement(at.measure_npu, inp.task, inp.config, inp.target)
+            if self.journal:
+                # One write of one short line with O_APPEND: lines of concurrent workers do not mix.
+                fd = os.open(self.journal, os.O_CREAT | os.O_APPEND | os.O_WRONLY)
+                os.write(fd, (text + "\n").encode())
+                os.close(fd)
+            return result
         return measure
 
 
@@ -45,6 +56,13 @@ class KillWorker(Faulty):
     def fault(self, ctx):
         if _first_time(self.marker):
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+class KillWorkerAlways(Faulty):
+    """The worker process measuring the config dies (SIGKILL) every time: a crash in tessera."""
+
+    def fault(self, ctx):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class KillNode(Faulty):
@@ -73,6 +91,14 @@ class HangPolling(Faulty):
         while True:
             ctx.throw_if_cancelled()
             time.sleep(0.01)
+
+
+class HoldGil(Faulty):
+    """Never returns and holds the GIL all along (a regular expression that backtracks for
+    ever): the worker's process cannot answer at all, even to say the measurement overran."""
+
+    def fault(self, ctx):
+        re.match(r"(a+)+$", "a" * 64 + "b")
 
 
 class Slow(farm.Measurement):

@@ -105,6 +105,28 @@ def test_a_key_of_no_template_is_an_error_naming_it_and_the_templates():
     assert t.key_text == task().key_text and t.space.size == task().space_size
 
 
+def test_chunks_go_largest_first_and_end_with_single_measurements():
+    # Each a quarter of what is left on two CPUs (rounded up), at most `largest`.
+    assert farm.chunk_sizes(32, 2) == [8, 6, 5, 4, 3, 2, 1, 1, 1, 1]
+    assert farm.chunk_sizes(8, 2) == [2, 2, 1, 1, 1, 1]
+    assert farm.chunk_sizes(8, 1) == [4, 2, 1, 1]
+    assert farm.chunk_sizes(100, 2) == [24, 19, 15, 11, 8, 6, 5, 3, 3, 2, 1, 1, 1, 1]
+    assert farm.chunk_sizes(100, 2, largest=16) == [16, 16, 16, 13, 10, 8, 6, 4, 3, 2, 2, 1, 1,
+                                                    1, 1]
+    assert farm.chunk_sizes(1, 8) == [1] and farm.chunk_sizes(0, 2) == []
+    # A chunk size asked for: chunks of it, the last one shorter, never above `largest`.
+    assert farm.chunk_sizes(8, 2, chunk_size=3) == [3, 3, 2]
+    assert farm.chunk_sizes(8, 2, chunk_size=5, largest=4) == [4, 4]
+    assert farm.chunk_sizes(3, 2, chunk_size=1) == [1, 1, 1]
+
+
+def test_a_chunk_size_below_one_is_rejected_saying_what_is_legal():
+    with pytest.raises(farm.FarmError, match="chunk_size must be at least 1.*not 0"):
+        farm.RayExecutor("127.0.0.1:9", chunk_size=0)
+    with pytest.raises(farm.FarmError, match="chunks of 0 at most 24"):
+        farm.chunk_sizes(8, 2, chunk_size=0)
+
+
 def test_the_cli_arguments_make_the_local_pool_or_ask_for_ray():
     import argparse
     p = farm.add_executor_arguments(argparse.ArgumentParser())
@@ -113,7 +135,8 @@ def test_the_cli_arguments_make_the_local_pool_or_ask_for_ray():
     ex = farm.make_executor_from_args(a)
     assert isinstance(ex, at.LocalExecutor) and ex.workers == 2
     a = p.parse_args(["--ray", "127.0.0.1:9"])
-    assert a.ray == "127.0.0.1:9" and a.timeout == 0.0
+    assert a.ray == "127.0.0.1:9" and a.timeout == 0.0 and a.chunk_size is None
+    assert p.parse_args(["--ray", "auto", "--chunk-size", "4"]).chunk_size == 4
     with pytest.raises(farm.FarmError, match="127.0.0.1:9"):
         farm.make_executor_from_args(a)
     # A command with its own --timeout keeps it.
@@ -126,12 +149,16 @@ def test_the_cli_arguments_make_the_local_pool_or_ask_for_ray():
 # --- on the cluster ------------------------------------------------------------------------
 
 @needs_cluster
-def test_the_same_seed_on_the_cluster_gives_the_local_runners_log(cluster, local_log, tmp_path):
-    ex = farm.RayExecutor(ADDRESS)
+@pytest.mark.parametrize("chunk_size", [None, 3])
+def test_the_same_seed_on_the_cluster_gives_the_local_runners_log(cluster, local_log, tmp_path,
+                                                                 chunk_size):
+    ex = farm.RayExecutor(ADDRESS, chunk_size=chunk_size)
     assert ex.cpus == 2
     tune(ex, tmp_path / "ray.jsonl")
     assert records(tmp_path / "ray.jsonl") == local_log
-    assert ex.killed == 0 and ex.batches == TRIALS // BATCH
+    assert ex.killed == 0 and ex.split == 0 and ex.batches == TRIALS // BATCH
+    # Each batch of 8 went as chunks: 2, 2, 1, 1, 1, 1 (sized from the batch), or 3, 3, 2.
+    assert ex.ray_tasks == TRIALS // BATCH * (6 if chunk_size is None else 3)
 
 
 @needs_cluster
@@ -144,7 +171,8 @@ def test_the_cli_tune_with_ray_writes_the_local_jobs_log(tmp_path):
         {"id": "small_fc", "template": "dense",
          "args": dict(M=8, K=32, N=40, multiplier=1 << 14, shift=22)}]}))
     logs = {}
-    for name, extra in (("local", ["--workers", "2"]), ("ray", ["--ray", ADDRESS])):
+    for name, extra in (("local", ["--workers", "2"]),
+                        ("ray", ["--ray", ADDRESS, "--chunk-size", "3"])):
         logs[name] = tmp_path / f"{name}.jsonl"
         out = subprocess.run([sys.executable, "-m", "tessera", "tune", str(wl), "--log",
                               str(logs[name]), "--trials", "10", "--batch-size", "4", "--seed",
@@ -165,33 +193,78 @@ def test_a_process_on_one_cluster_cannot_ask_for_another(cluster):
 
 @needs_cluster
 def test_back_pressure_keeps_the_log_with_one_measurement_in_flight(cluster, local_log, tmp_path):
-    tune(farm.RayExecutor(ADDRESS, max_in_flight=1), tmp_path / "ray.jsonl", trials=BATCH)
+    ex = farm.RayExecutor(ADDRESS, max_in_flight=1)
+    tune(ex, tmp_path / "ray.jsonl", trials=BATCH)
     assert records(tmp_path / "ray.jsonl") == local_log[:BATCH]
+    assert ex.ray_tasks == BATCH  # no chunk holds more than may be in flight
+
+
+CHUNK = 4  # the fault tests' chunks: trials 0-3 and 4-7 of each batch
+
+
+def mid_chunk(recs, salt, first_batch=False, chunk=CHUNK):
+    """A seeded trial that ran, not last in its chunk (of `chunk`; nor first if more than two),
+    whose kernel no other trial has (so a fault in it changes no other record)."""
+    copied = {r["result"].get("duplicate_of") for r in recs}
+    where = range(1 if chunk > 2 else 0, chunk - 1)
+    ok = [r for r in (recs[:BATCH] if first_batch else recs[BATCH:])
+          if r["result"]["status"] == "ok" and "duplicate_of" not in r["result"]
+          and r["trial"] not in copied and r["trial"] % chunk in where]
+    return random.Random(f"{SEED}-{salt}").choice(ok)
 
 
 @needs_cluster
-def test_a_worker_killed_mid_batch_is_retried_and_the_log_is_unchanged(cluster, local_log,
+def test_a_worker_killed_mid_chunk_is_retried_and_the_log_is_unchanged(cluster, local_log,
                                                                       tmp_path):
-    victim = seeded_trial(local_log, "worker")
-    marker = tmp_path / "killed"
-    ex = farm.RayExecutor(ADDRESS, measurement=farm_faults.KillWorker(config_text(victim),
-                                                                      str(marker)))
+    victim = mid_chunk(local_log, "worker")
+    marker, journal = tmp_path / "killed", tmp_path / "measured"
+    ex = farm.RayExecutor(ADDRESS, chunk_size=CHUNK, measurement=farm_faults.KillWorker(
+        config_text(victim), str(marker), str(journal)))
     tune(ex, tmp_path / "ray.jsonl")
     assert marker.exists(), "the fault never happened"
     assert records(tmp_path / "ray.jsonl") == local_log
+    # The chunk ran again from its start: what its worker had measured before it died was
+    # measured twice, yet recorded once (the log above); everything else was measured once.
+    measured = open(journal).read().splitlines()
+    first = victim["trial"] - victim["trial"] % CHUNK
+    again = {config_text(r) for r in local_log[first:victim["trial"]]}
+    assert len(measured) == TRIALS + len(again)
+    for r in local_log:
+        assert measured.count(config_text(r)) == (2 if config_text(r) in again else 1), r
+    assert ex.split == 0 and ex.ray_tasks == TRIALS // CHUNK
 
 
 @needs_cluster
-def test_a_measurement_that_hangs_is_a_timeout_within_its_limit_and_the_job_goes_on(
+def test_a_config_that_kills_every_worker_is_an_internal_error_and_its_chunk_is_measured(
+        cluster, local_log, tmp_path):
+    """Ray gives the chunk up after its retries; its configs go again one per task, so only the
+    config at fault is recorded as failed."""
+    victim = mid_chunk(local_log, "always", first_batch=True)
+    ex = farm.RayExecutor(ADDRESS, chunk_size=CHUNK, max_retries=1, measurement=(
+        farm_faults.KillWorkerAlways(config_text(victim), str(tmp_path / "m"))))
+    t, errors = task(), []
+    at.tune(t.tuning, at.make_tuner("xgb", t.tuning, seed=SEED), ex, target=t.target,
+            trials=BATCH, batch_size=BATCH, log=str(tmp_path / "ray.jsonl"),
+            on_internal_error=errors.append)
+    got = records(tmp_path / "ray.jsonl")
+    assert [e.index for e in errors] == [victim["trial"]]
+    bad = got[victim["trial"]]["result"]
+    assert bad["status"] == "internal_error" and "died 2 time(s)" in bad["message"], bad
+    assert [r for r in got if r["trial"] != victim["trial"]] == \
+        [r for r in local_log[:BATCH] if r["trial"] != victim["trial"]]
+    assert ex.split == 1 and ex.ray_tasks == BATCH // CHUNK + CHUNK
+
+
+@needs_cluster
+def test_a_measurement_that_hangs_in_a_chunk_is_a_timeout_and_the_rest_is_measured(
         cluster, local_log, tmp_path):
     trials = BATCH  # one batch: its wall time bounds the hung measurement's
-    victim = random.Random(SEED).choice(
-        [r for r in local_log[:trials] if r["result"]["status"] == "ok"])
+    victim = mid_chunk(local_log, "hang", first_batch=True)
     # A limit well above a measurement of this task even on a loaded machine (0.05 s idle).
     for fault, message in ((farm_faults.HangPolling, "exceeded its time limit of 3 s$"),
                            (farm_faults.Hang, "did not stop within 1 s of its cancellation; it was "
                                              "abandoned$")):
-        ex = farm.RayExecutor(ADDRESS, timeout=3.0, abandon_grace=1.0,
+        ex = farm.RayExecutor(ADDRESS, timeout=3.0, abandon_grace=1.0, chunk_size=CHUNK,
                               measurement=fault(config_text(victim), str(tmp_path / "m")))
         log = tmp_path / f"{fault.__name__}.jsonl"
         t0 = time.monotonic()
@@ -202,13 +275,45 @@ def test_a_measurement_that_hangs_is_a_timeout_within_its_limit_and_the_job_goes
         assert hung["result"]["status"] == "timeout", hung
         assert hung["result"]["message"].startswith("measurement exceeded its time limit of 3 s")
         assert re.search(message, hung["result"]["message"])
-        # Every other trial as the local runner had it (a duplicate of the hung one aside).
+        # Every other trial as the local runner had it (a duplicate of the hung one aside),
+        # those after it in its chunk included.
         for r, want in zip(got, local_log[:trials]):
             if r["trial"] != victim["trial"] and r["result"].get("duplicate_of") != victim["trial"]:
                 assert r == want
         # The limit and its grace, plus a worker's start when one was stopped.
         assert wall < 3.0 + 1.0 + 6.0, wall
-        assert ex.killed == 0  # the workers stopped the measurement themselves
+        # The workers stopped the measurement themselves, inside the chunk.
+        assert ex.killed == 0 and ex.split == 0 and ex.ray_tasks == trials // CHUNK
+
+
+@needs_cluster
+def test_a_worker_that_cannot_answer_is_stopped_and_only_its_stuck_measurement_is_lost(
+        cluster, local_log, tmp_path):
+    """The measurement holds the GIL for ever: its worker cannot even report the overrun. The
+    driver stops it after the chunk's limits, graces and `unresponsive_seconds`, then measures
+    the chunk again one config per task: the stuck one is a timeout, the others are measured."""
+    chunk = 2  # the chunk's limit is the sum of its measurements'
+    victim = mid_chunk(local_log, "gil", first_batch=True, chunk=chunk)
+    # Limits well above a measurement of this task even on a loaded machine (0.05 s idle), and
+    # above a worker's start (the stopped worker is replaced while the driver counts).
+    limit, grace, unresponsive = 3.0, 0.5, 10.0
+    ex = farm.RayExecutor(ADDRESS, timeout=limit, abandon_grace=grace, chunk_size=chunk,
+                          unresponsive_seconds=unresponsive, measurement=farm_faults.HoldGil(
+                              config_text(victim), str(tmp_path / "m")))
+    t0 = time.monotonic()
+    tune(ex, tmp_path / "ray.jsonl", trials=BATCH)
+    wall = time.monotonic() - t0
+    got = records(tmp_path / "ray.jsonl")
+    stuck = got[victim["trial"]]["result"]
+    assert stuck["status"] == "timeout" and "did not answer 10.5 s after it" in \
+        stuck["message"], stuck
+    for r, want in zip(got, local_log[:BATCH]):
+        if r["trial"] != victim["trial"] and r["result"].get("duplicate_of") != victim["trial"]:
+            assert r == want
+    # The chunk, then the stuck config alone, were stopped by force.
+    assert ex.killed == 2 and ex.split == 1 and ex.ray_tasks == BATCH // chunk + chunk
+    chunk_wait = chunk * (limit + grace) + unresponsive
+    assert wall < chunk_wait + limit + grace + unresponsive + 15, wall
 
 
 @needs_cluster

@@ -1,12 +1,13 @@
 """tessera.autotune.farm: measurement on a build farm (a Ray cluster), behind the Executor interface.
 
 The driver (tune(), the tuning job) keeps the search, the model and the log; an executor only
-runs the plain measurement (task, config, target) -> result. RayExecutor sends each measurement
-of a batch to a Ray cluster as a Ray task, addressed by what crosses a process boundary: the task
-key (canonical JSON), the config's canonical JSON and the target's JSON. A worker rebuilds the
-task from its key (task_from_key: the NPU templates' table, in C++) and runs the same measurement
-the local executor runs (measure_npu, the GIL released), so a farm job's log equals a local job's
-with the same seed (timestamps aside): results come back in the batch's order.
+runs the plain measurement (task, config, target) -> result. RayExecutor sends each batch to a
+Ray cluster as a few Ray tasks, each measuring a chunk of the batch's configs, addressed by what
+crosses a process boundary: the task key (canonical JSON), the configs' canonical JSON and the
+target's JSON. A worker rebuilds the task from its key (task_from_key: the NPU templates' table,
+in C++) and runs the same measurement the local executor runs (measure_npu, the GIL released),
+so a farm job's log equals a local job's with the same seed (timestamps aside): results come
+back in the batch's order.
 
     from tessera import autotune as at
     from tessera.autotune import farm
@@ -14,18 +15,30 @@ with the same seed (timestamps aside): results come back in the batch's order.
     ex = farm.make_executor("ray", address="auto", timeout=30)   # or "local", workers=2
     at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1), ex, target=task.target)
 
+Chunks: a Ray task costs milliseconds of round trips and scheduling on top of its measurement
+(benchmarks/farm), so a batch goes as chunks, largest first (chunk_sizes: each 1/4 of what is
+left on two CPUs, at most DEFAULT_MAX_CHUNK) and single measurements last; Ray gives the next
+chunk to whichever worker is free, so the workers stay busy to the end of the batch. While they
+measure, the driver sleeps in `ray.wait` until the batch is done (or, with a time limit, until
+the next chunk is due), leaving the cores to the workers.
+
 Faults (docs in the README's farm section):
-- a worker process that dies mid-measurement (killed, out of memory, a crash) and a worker node
-  that goes away: Ray runs the measurement again elsewhere (the task's `max_retries`); a
-  measurement that kills its worker every time is recorded as an internal error.
-- the time limit (`timeout`, per measurement): the worker measures with a LocalExecutor of one
-  thread and that limit, so a measurement that overruns is cancelled and recorded as a timeout
-  exactly as locally; one that does not stop within `abandon_grace` seconds of its cancellation is
-  abandoned and recorded as a timeout, as locally, and its worker process then exits (a thread
+- a worker process that dies mid-chunk (killed, out of memory, a crash) and a worker node that
+  goes away: Ray runs the chunk again elsewhere (the task's `max_retries`) and its results
+  replace nothing, since a chunk's results are taken once, when it returns (measuring a config
+  again gives its result again). A chunk whose workers die every time is measured again one
+  config per task, so a measurement that kills its worker every time is recorded alone as an
+  internal error.
+- the time limit (`timeout`, per measurement): the worker measures its chunk with a
+  LocalExecutor of one thread and that limit, so a measurement that overruns is cancelled and
+  recorded as a timeout exactly as locally, and the rest of the chunk is measured; one that
+  does not stop within `abandon_grace` seconds of its cancellation is abandoned and recorded as a
+  timeout, as locally, and its worker process exits once the chunk's answer is sent (a thread
   cannot be stopped; Ray starts another worker). A worker that cannot answer at all is stopped
-  by force by the driver (`unresponsive_seconds`). The job goes on.
-- back-pressure: at most `max_in_flight` measurements are submitted at once (default: twice the
-  cluster's CPUs, so every worker has its next measurement waiting), whatever the batch size.
+  by force by the driver (`unresponsive_seconds`) and its chunk measured again one config per
+  task. The job goes on.
+- back-pressure: at most `max_in_flight` measurements are submitted at once (default: two of the
+  largest chunks per CPU, so every worker has its next chunk waiting), whatever the batch size.
 - an address that cannot be reached fails at once with a FarmError naming it.
 
 Workers import this module, so every node needs the same tessera and Ray as the driver: install
@@ -50,6 +63,8 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 ENGINES = ("local", "ray")
 DEFAULT_MAX_RETRIES = 3
+DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per batch
+GUIDED_SHARE = 2        # a chunk takes 1/(GUIDED_SHARE x CPUs) of what is left of a batch
 
 
 class FarmError(UserError):
@@ -102,13 +117,7 @@ def _worker_task(measurement, key_text, target_json):
     return hit
 
 
-def measure_on_worker(measurement, key_text, config_text, target_json, timeout, grace):
-    """One measurement, as a worker runs it: the task rebuilt from its key (cached per process, so
-    a worker stays warm), the config from its canonical JSON, measured by a one-thread
-    LocalExecutor with the time limit and grace, so that an overrun is recorded exactly as
-    locally. Returns the result as a dict (MeasureResult.to_dict)."""
-    task, target = _worker_task(measurement, key_text, target_json)
-    config = task.space.from_text(config_text)
+def _worker_executor(measurement, timeout, grace):
     ex = _worker_executors.get((measurement.name, timeout, grace))
     if ex is None:
         if len(_worker_executors) >= _WORKER_CACHE_SIZE:
@@ -116,14 +125,45 @@ def measure_on_worker(measurement, key_text, config_text, target_json, timeout, 
         ex = LocalExecutor(measurement.function(), workers=1, timeout=timeout,
                            abandon_grace=grace)
         _worker_executors[(measurement.name, timeout, grace)] = ex
+    return ex
+
+
+def measure_chunk_on_worker(measurement, key_text, config_texts, target_json, timeout, grace):
+    """A chunk of measurements, as a worker runs it: the task rebuilt from its key (cached per
+    process, so a worker stays warm), the configs from their canonical JSON, measured one after
+    the other by a one-thread LocalExecutor with the time limit and grace, so that an overrun is
+    recorded exactly as locally and the rest of the chunk is still measured. Returns the results
+    in the chunk's order, as dicts (MeasureResult.to_dict)."""
+    task, target = _worker_task(measurement, key_text, target_json)
+    configs = [task.space.from_text(c) for c in config_texts]
+    ex = _worker_executor(measurement, timeout, grace)
     abandoned = ex.abandoned_count
-    [result] = ex.measure(task, [config], target)
+    results = ex.measure(task, configs, target)
     if ex.abandoned_count != abandoned:
-        # The measurement runs on in a thread that cannot be stopped: this process retires once
+        # A measurement runs on in a thread that cannot be stopped: this process retires once
         # its answer is on the way (Ray starts another worker, and runs again whatever it had
         # already sent here).
         threading.Timer(_RETIRE_SECONDS, os._exit, (0,)).start()
-    return result.to_dict()
+    return [r.to_dict() for r in results]
+
+
+def chunk_sizes(n, cpus, chunk_size=None, largest=DEFAULT_MAX_CHUNK):
+    """The sizes of the Ray tasks a batch of `n` measurements is cut into, in submission order.
+    `chunk_size` k: chunks of k (the last one shorter). None: guided self-scheduling, each chunk
+    1/(GUIDED_SHARE x cpus) of what is left of the batch, so the largest chunks go first and
+    the last ones are single measurements: Ray hands the next chunk to whichever worker is
+    free, so every worker stays busy to the end of the batch and none waits long for a
+    straggler. No chunk is larger than `largest`."""
+    if n < 0 or cpus < 1 or largest < 1 or (chunk_size is not None and chunk_size < 1):
+        raise FarmError(f"chunk_sizes: {n} measurements, {cpus} CPU(s), chunks of "
+                        f"{chunk_size} at most {largest}: need n >= 0 and the others >= 1")
+    sizes = []
+    while n > 0:
+        k = chunk_size or -(-n // (GUIDED_SHARE * cpus))
+        k = min(k, largest, n)
+        sizes.append(k)
+        n -= k
+    return sizes
 
 
 def result_from_dict(d):
@@ -183,19 +223,24 @@ def _cluster_cpus(ray):
 
 
 class RayExecutor(Executor):
-    """Measures each batch on a Ray cluster, one Ray task per measurement; see the module's
-    docstring. `address`: HOST:PORT or 'auto'. `timeout`: seconds per measurement (0: none);
-    `abandon_grace`: seconds after cancellation before the worker is stopped by force.
-    `max_in_flight`: measurements submitted at once (default 2 x the cluster's CPUs).
-    `max_retries`: runs again after a worker dies. `measurement`: a Measurement.
-    `unresponsive_seconds`: a worker that has not answered this long after a measurement's limit
-    and grace (counted from when the measurement is estimated to have started) is stopped by
-    force and the measurement recorded as a timeout: the last resort for a worker that cannot
-    answer at all (its Python is stuck), since a worker enforces the limit itself."""
+    """Measures each batch on a Ray cluster as a few Ray tasks, each measuring a chunk of the
+    batch's configs; see the module's docstring. `address`: HOST:PORT or 'auto'. `timeout`:
+    seconds per measurement (0: none); `abandon_grace`: seconds after cancellation before a
+    measurement is abandoned. `chunk_size`: measurements per Ray task (None: sized from the
+    batch and the cluster's CPUs, chunk_sizes(); 1: a task per measurement). `max_in_flight`:
+    measurements submitted at once (default: two of the largest chunks per CPU). `max_retries`:
+    runs of a chunk again after its worker dies. `measurement`: a Measurement.
+    `unresponsive_seconds`: a worker that has not answered this long after its chunk's limits and
+    graces (counted from when the chunk is estimated to have started) is stopped by force: the
+    last resort for a worker that cannot answer at all (its Python is stuck), since a worker
+    enforces the limit itself. Its chunk is measured again one config per task, so that only the
+    measurement that cannot be stopped is recorded as a timeout. The start is an estimate (the
+    oldest chunks in flight, one per CPU), so keep `unresponsive_seconds` above the time a node
+    takes to start a worker process (seconds on a loaded machine)."""
 
-    def __init__(self, address="auto", *, timeout=0.0, abandon_grace=1.0, max_in_flight=None,
-                 max_retries=DEFAULT_MAX_RETRIES, measurement=None, connect_timeout=5.0,
-                 unresponsive_seconds=30.0):
+    def __init__(self, address="auto", *, timeout=0.0, abandon_grace=1.0, chunk_size=None,
+                 max_in_flight=None, max_retries=DEFAULT_MAX_RETRIES, measurement=None,
+                 connect_timeout=5.0, unresponsive_seconds=30.0):
         Executor.__init__(self)
         if timeout < 0 or abandon_grace < 0:
             raise FarmError(f"Ray executor: timeout {timeout} and abandon_grace "
@@ -203,6 +248,9 @@ class RayExecutor(Executor):
         if max_in_flight is not None and max_in_flight < 1:
             raise FarmError(f"Ray executor: max_in_flight must be at least 1, not "
                             f"{max_in_flight}")
+        if chunk_size is not None and chunk_size < 1:
+            raise FarmError(f"Ray executor: chunk_size must be at least 1 (measurements per Ray "
+                            f"task), not {chunk_size}; None sizes chunks from the batch")
         if max_retries < 0:
             raise FarmError(f"Ray executor: max_retries {max_retries} < 0")
         self.address = address
@@ -210,19 +258,23 @@ class RayExecutor(Executor):
         self.abandon_grace = float(abandon_grace)
         self.unresponsive_seconds = float(unresponsive_seconds)
         self.max_retries = int(max_retries)
+        self.chunk_size = None if chunk_size is None else int(chunk_size)
         self.measurement = measurement or Measurement()
         self._ray = ray = connect(address, connect_timeout)
         self.cpus = _cluster_cpus(ray)
         if self.cpus < 1:
             raise FarmError(f"the Ray cluster at {address} has no CPUs to measure on (start a "
                             "worker node: `ray start --address=HEAD:PORT --num-cpus=N`)")
-        self.max_in_flight = int(max_in_flight or 2 * self.cpus)
-        self._remote = ray.remote(measure_on_worker).options(
+        self.max_in_flight = int(max_in_flight or
+                                 2 * self.cpus * (self.chunk_size or DEFAULT_MAX_CHUNK))
+        self._remote = ray.remote(measure_chunk_on_worker).options(
             num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)
         self._measurement_ref = ray.put(self.measurement)
         self._tasks = {}  # what workers will rebuild, checked once here
         self.killed = 0   # workers stopped by force (they did not answer)
         self.batches = 0
+        self.ray_tasks = 0  # Ray tasks submitted (chunks, and their configs again one by one)
+        self.split = 0      # chunks measured again one config per task
 
     def _check_task(self, task, target_json):
         k = (task.key_text, target_json)
@@ -246,37 +298,58 @@ class RayExecutor(Executor):
         self._check_task(batch.task, target_json)
         configs = [batch.task.space.to_text(c) for c in batch.configs]
         results = [None] * len(configs)
-        pending = {}  # ref -> [index, estimated start], in submission order
-        nxt = 0
-        limit = (self.timeout + self.abandon_grace + self.unresponsive_seconds
-                 if self.timeout > 0 else None)
-        while nxt < len(configs) or pending:
-            while nxt < len(configs) and len(pending) < self.max_in_flight:
-                ref = self._remote.remote(self._measurement_ref, key_text, configs[nxt],
+        todo = collections.deque()  # (first, stop): index ranges of the batch, to submit in order
+        first = 0
+        for k in chunk_sizes(len(configs), self.cpus, self.chunk_size,
+                             largest=min(self.max_in_flight, self.chunk_size or DEFAULT_MAX_CHUNK)):
+            todo.append((first, first + k))
+            first += k
+        pending = {}  # ref -> [first, stop, estimated start], in submission order
+        in_flight = 0
+        per = self.timeout + self.abandon_grace if self.timeout > 0 else None
+        while todo or pending:
+            while todo and (not pending or
+                            in_flight + todo[0][1] - todo[0][0] <= self.max_in_flight):
+                a, b = todo.popleft()
+                ref = self._remote.remote(self._measurement_ref, key_text, configs[a:b],
                                           target_json, self.timeout, self.abandon_grace)
-                pending[ref] = [nxt, None]
-                nxt += 1
-            now = time.monotonic()
-            # Ray starts tasks in about submission order: the oldest `cpus` are running.
-            for slot in list(pending.values())[:self.cpus]:
-                if slot[1] is None:
-                    slot[1] = now
-            wait = None
-            if limit is not None:
-                wait = max(0.0, min(s[1] for s in pending.values() if s[1] is not None) +
-                           limit - now)
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=wait)
-            for ref in ready:
-                i, _ = pending.pop(ref)
-                results[i] = self._collect(ref, batch.trials[i], key_text)
-            if limit is not None:
+                pending[ref] = [a, b, None]
+                in_flight += b - a
+                self.ray_tasks += 1
+            if per is None:
+                # Nothing to watch: sleep until the batch is done, or room for the next chunk.
+                ready, _ = ray.wait(list(pending), num_returns=1 if todo else len(pending))
+            else:
                 now = time.monotonic()
-                for ref, (i, start) in list(pending.items()):
-                    if start is not None and now >= start + limit:
+                # Ray starts tasks in about submission order: the oldest `cpus` are running.
+                for slot in list(pending.values())[:self.cpus]:
+                    if slot[2] is None:
+                        slot[2] = now
+                deadline = min(s[2] + (s[1] - s[0]) * per + self.unresponsive_seconds
+                               for s in pending.values() if s[2] is not None)
+                ready, _ = ray.wait(list(pending), num_returns=1,
+                                    timeout=max(0.0, deadline - now))
+            for ref in ready:
+                a, b, _ = pending.pop(ref)
+                in_flight -= b - a
+                got = self._collect(ref, batch.trials[a], key_text, b - a)
+                if got is None:
+                    self._split(todo, a, b)
+                else:
+                    results[a:b] = got
+            if per is not None:
+                now = time.monotonic()
+                for ref, (a, b, start) in list(pending.items()):
+                    if start is not None and now >= start + (b - a) * per + \
+                            self.unresponsive_seconds:
                         ray.cancel(ref, force=True)
                         del pending[ref]
+                        in_flight -= b - a
                         self.killed += 1
-                        results[i] = MeasureResult.failure(
+                        if b - a > 1:
+                            self._split(todo, a, b)
+                            continue
+                        results[a] = MeasureResult.failure(
                             "timeout", f"measurement exceeded its time limit of "
                             f"{self.timeout:g} s and its Ray worker did not answer "
                             f"{self.abandon_grace + self.unresponsive_seconds:g} s after "
@@ -284,10 +357,18 @@ class RayExecutor(Executor):
         self.batches += 1
         return results
 
-    def _collect(self, ref, trial, key_text):
+    def _split(self, todo, a, b):
+        """The chunk [a, b) failed as a whole: its configs go first, one per task, so that only
+        the one at fault is recorded as failed (measuring a config again gives its result)."""
+        self.split += 1
+        todo.extendleft((i, i + 1) for i in reversed(range(a, b)))
+
+    def _collect(self, ref, trial, key_text, n):
+        """The chunk's results; None when its workers died every time and it is more than one
+        config (to be split)."""
         ray = self._ray
         try:
-            return result_from_dict(ray.get(ref))
+            return [result_from_dict(d) for d in ray.get(ref)]
         except ray.exceptions.RayTaskError as e:
             # The worker function itself failed (not the measurement: that is a result): a
             # node without tessera, or another version of it.
@@ -295,45 +376,54 @@ class RayExecutor(Executor):
                             f"{key_text}: {e.cause if e.cause is not None else e} (every "
                             "node needs the same tessera and Ray as the driver)") from None
         except ray.exceptions.RayError as e:
-            # Ray gave up after max_retries: the measurement kills its worker (a crash in
+            # Ray gave up after max_retries: a measurement kills its worker (a crash in
             # tessera), or the cluster lost every node able to run it.
-            return MeasureResult.failure(
+            if n > 1:
+                return None
+            return [MeasureResult.failure(
                 "internal_error", f"the Ray worker measuring this trial died "
                 f"{self.max_retries + 1} time(s) ({type(e).__name__}: "
-                f"{str(e).splitlines()[0] if str(e) else ''})")
+                f"{str(e).splitlines()[0] if str(e) else ''})")]
 
     def __repr__(self):
-        return (f"<RayExecutor {self.address}: {self.cpus} CPU(s), {self.max_in_flight} in "
-                f"flight, timeout {self.timeout:g} s>")
-
+        chunks = "sized per batch" if self.chunk_size is None else f"of {self.chunk_size}"
+        return (f"<RayExecutor {self.address}: {self.cpus} CPU(s), chunks {chunks}, "
+                f"{self.max_in_flight} measurement(s) in flight, timeout {self.timeout:g} s>")
 
 
 # --- the factory and the CLI -----------------------------------------------------------------
 
 def make_executor(kind="local", *, address=None, workers=1, timeout=0.0, abandon_grace=1.0,
-                  max_in_flight=None, measure=None):
+                  max_in_flight=None, chunk_size=None, measure=None):
     """An executor by engine: 'local' (a pool of `workers` threads measuring `measure`, default
-    measure_npu) or 'ray' (the cluster at `address`, default 'auto'; `measure`, if given, a
-    Measurement). Both take the per-measurement `timeout` (0: none) and `abandon_grace`."""
+    measure_npu) or 'ray' (the cluster at `address`, default 'auto'; `chunk_size` and
+    `max_in_flight` as RayExecutor's; `measure`, if given, a Measurement). Both take the
+    per-measurement `timeout` (0: none) and `abandon_grace`."""
     if kind == "local":
         return LocalExecutor(measure or measure_npu, workers=workers, timeout=timeout,
                              abandon_grace=abandon_grace)
     if kind == "ray":
         return RayExecutor(address or "auto", timeout=timeout, abandon_grace=abandon_grace,
-                           max_in_flight=max_in_flight, measurement=measure)
+                           max_in_flight=max_in_flight, chunk_size=chunk_size,
+                           measurement=measure)
     raise FarmError(f"no executor engine '{kind}'; the engines: {', '.join(ENGINES)}")
 
 
 def add_executor_arguments(parser, timeout=True):
-    """Adds --ray ADDRESS (and --max-in-flight) and, unless the command has its own, --timeout."""
+    """Adds --ray ADDRESS (and --chunk-size, --max-in-flight) and, unless the command has its
+    own, --timeout."""
     g = parser.add_argument_group("measurement on a Ray cluster (build farm)")
     g.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="measure on the Ray cluster at ADDRESS (HOST:PORT of the head, as "
                         "`ray start --head --port=PORT` printed it) or 'auto' (the cluster "
                         "started on this machine); default: the local thread pool")
+    g.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                   help="with --ray: measurements per Ray task (default: sized from the batch "
+                        f"and the cluster's CPUs, largest first, at most {DEFAULT_MAX_CHUNK}; "
+                        "1: a task per measurement)")
     g.add_argument("--max-in-flight", type=int, default=None, metavar="N",
-                   help="with --ray: measurements submitted at once (default: 2 x the "
-                        "cluster's CPUs)")
+                   help="with --ray: measurements submitted at once (default: two of the "
+                        "largest chunks per CPU of the cluster)")
     if timeout:
         g.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
                        help="time limit of one measurement; an overrun is recorded as a "
@@ -349,5 +439,6 @@ def make_executor_from_args(args, workers=None, measure=None):
     timeout = getattr(args, "timeout", 0.0) or 0.0
     if getattr(args, "ray", None):
         return make_executor("ray", address=args.ray, timeout=timeout,
-                             max_in_flight=getattr(args, "max_in_flight", None), measure=measure)
+                             max_in_flight=getattr(args, "max_in_flight", None),
+                             chunk_size=getattr(args, "chunk_size", None), measure=measure)
     return make_executor("local", workers=workers, timeout=timeout, measure=measure)

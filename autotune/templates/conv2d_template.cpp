@@ -6,6 +6,8 @@
 #include "autotune/errors.h"
 #include "autotune/templates/npu_conv2d.h"
 #include "autotune/templates/npu_cost_model.h"
+#include "autotune/templates/template_features.h"
+#include "runtime/npu/roofline.h"
 
 namespace tessera {
 
@@ -26,8 +28,10 @@ std::vector<std::string> input_loads(const Conv2dShape& sh) {
   return out;
 }
 
-// The model's estimate of a config's cycles (see default_conv2d_params).
-double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2dParams& p) {
+// The model's estimate of a config (see default_conv2d_params), into `m`; returns whether loads
+// overlap compute (its total is m.cycles(that)).
+bool estimate(const npu::Target& t, const Conv2dShape& sh, const NpuConv2dParams& p,
+              CostModel& m) {
   const double B = double(t.block());
   const int64_t CB = ceil_div(sh.C, t.block()), KB = ceil_div(sh.K, t.block());
   const int64_t OH = sh.OH(), OW = sh.OW();
@@ -38,7 +42,6 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   const double tiles = nkb * noh * now, spatial = noh * now;
   const double taps = double(sh.R * sh.S);
   const double outputs = double(KB * OH * OW);  // accumulator rows over the whole layer
-  CostModel m(t);
   // The 'channels' fold zeroes each tile's accumulator with a vector pass the tile's GEMMs wait
   // for, queued behind the previous tile's requantize: nothing overlaps then.
   m.overlap_vector(p.db_acc && offers_db_acc(t) && p.fold != ConvFold::kChannels);
@@ -104,7 +107,13 @@ double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2d
   // Nothing overlaps the first input and weight tiles (every DMA of them) and the last store.
   m.pipeline(in_dmas * m.dma(double(cb) * in_rows * in_cols * B / in_dmas, in_ddr_rows / in_dmas) +
              m.dma(w_bytes, 1.0) + m.dma(out_bytes, double(kb * oh)));
-  return m.cycles(p.db_input && p.db_weights);
+  return p.db_input && p.db_weights;
+}
+
+double model_cycles(const npu::Target& t, const Conv2dShape& sh, const NpuConv2dParams& p) {
+  CostModel m(t);
+  const bool overlapped = estimate(t, sh, p, m);
+  return m.cycles(overlapped);
 }
 
 // The knobs, in the space's order (conv2d_space). `with_order`: also the tile-loop order (the
@@ -292,6 +301,17 @@ NpuOp build(const nlohmann::json& j, const ConfigSpace& s, const Config& c, cons
   return npu_conv2d(t, a.shape, a.q, conv2d_params(s, c));
 }
 
+autotune::Featurizer featurizer(const nlohmann::json& j, const npu::Target& target) {
+  const Conv2dShape sh = read_args(j).shape;
+  const double bound = npu::roofline_bound(target, conv2d_work(sh)).cycles;
+  return [target, sh, bound](const ConfigSpace& s, const Config& c) {
+    NpuConv2dParams p = conv2d_params(s, c);
+    CostModel m(target);
+    const bool overlapped = estimate(target, sh, p, m);
+    return template_features(m, overlapped, bound, conv2d_footprint(target, sh, p), target);
+  };
+}
+
 }  // namespace
 
 const NpuTemplate kConv2dTemplate = {
@@ -301,6 +321,7 @@ const NpuTemplate kConv2dTemplate = {
     space,
     default_config,
     footprint,
-    build};
+    build,
+    featurizer};
 
 }  // namespace tessera

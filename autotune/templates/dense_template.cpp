@@ -6,6 +6,8 @@
 #include "autotune/templates/npu_conv2d.h"
 #include "autotune/templates/npu_cost_model.h"
 #include "autotune/templates/npu_dense.h"
+#include "autotune/templates/template_features.h"
+#include "runtime/npu/roofline.h"
 
 namespace tessera {
 
@@ -17,8 +19,10 @@ namespace {
 
 const char* const kFolds[] = {"kb", "nb"};
 
-double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
-                    const NpuDenseParams& p) {
+// The model's estimate of a config (see default_dense_params), into `c`; returns whether loads
+// overlap compute (its total is c.cycles(that)).
+bool estimate(const npu::Target& t, int64_t M, int64_t K, int64_t N, const NpuDenseParams& p,
+              CostModel& c) {
   const double B = double(t.block());
   const int64_t KB = ceil_div(K, t.block()), NB = ceil_div(N, t.block());
   const int64_t m = std::min(p.tile_m, M), nb = std::min(p.tile_nb, NB),
@@ -26,7 +30,6 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
   const double nm = double(ceil_div(M, m)), nnb = double(ceil_div(NB, nb)),
                nkb = double(ceil_div(KB, kb));
   const double tiles = nm * nnb, outputs = double(M * NB);
-  CostModel c(t);
   // The 'kb' fold zeroes each tile's accumulator with a vector pass the tile's GEMMs wait for,
   // queued behind the previous tile's requantize: nothing overlaps then.
   c.overlap_vector(p.db_acc && offers_db_acc(t) && p.fold != DenseFold::kSteps);
@@ -55,7 +58,14 @@ double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
   c.loads(w_loads, double(nb * kb) * B * B, kb < KB ? double(nb) : 1.0);
   c.stores(tiles, double(m * nb) * B, nb < NB ? double(m) : 1.0);
   c.pipeline(c.dma(double(m * kb) * B, double(m)) + c.dma(double(m * nb) * B, double(m)));
-  return c.cycles(p.db_input && p.db_weights);
+  return p.db_input && p.db_weights;
+}
+
+double model_cycles(const npu::Target& t, int64_t M, int64_t K, int64_t N,
+                    const NpuDenseParams& p) {
+  CostModel c(t);
+  const bool overlapped = estimate(t, M, K, N, p, c);
+  return c.cycles(overlapped);
 }
 
 // The knobs, in the space's order (dense_space). `with_order`: also the tile-loop order (the
@@ -223,8 +233,20 @@ struct Entry {
     op.name = Name;
     return op;
   }
+  static autotune::Featurizer featurizer(const nlohmann::json& j, const npu::Target& target) {
+    const DenseArgs a = args(j);
+    const double bound =
+        npu::roofline_bound(target, a.work ? *a.work : dense_work(a.M, a.K, a.N)).cycles;
+    const int64_t M = a.M, K = a.K, N = a.N;
+    return [target, M, K, N, bound](const ConfigSpace& s, const Config& c) {
+      NpuDenseParams p = dense_params(s, c);
+      CostModel m(target);
+      const bool overlapped = estimate(target, M, K, N, p, m);
+      return template_features(m, overlapped, bound, dense_footprint(target, M, K, N, p), target);
+    };
+  }
   static constexpr NpuTemplate entry(const char* summary) {
-    return {Name, summary, canonical, space, default_config, footprint, build};
+    return {Name, summary, canonical, space, default_config, footprint, build, featurizer};
   }
 };
 

@@ -15,6 +15,7 @@ double overlapped_time(double a, double b) {
 
 void CostModel::gemms(double count, double steps) {
   gemm_ += steps + count * double(t_.gemm_fixed_cycles);
+  gemm_count_ += count;
 }
 
 void CostModel::vectors(double count, double rows) {
@@ -31,11 +32,13 @@ double CostModel::dma(double bytes, double ddr_rows) const {
 }
 
 void CostModel::loads(double count, double bytes, double ddr_rows) {
+  dma_count_ += count;
   load_ += count * dma(bytes, ddr_rows);
   port_ += count * (bytes / double(t_.ddr_bytes_per_cycle) + ddr_rows * double(t_.dma_row_cycles));
 }
 
 void CostModel::stores(double count, double bytes, double ddr_rows) {
+  dma_count_ += count;
   store_ += count * dma(bytes, ddr_rows);
   port_ += count * (bytes / double(t_.ddr_bytes_per_cycle) + ddr_rows * double(t_.dma_row_cycles));
 }

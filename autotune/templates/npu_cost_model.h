@@ -33,12 +33,22 @@ class CostModel {
   double compute() const;
   void overlap_vector(bool on) { overlap_vector_ = on; }
   double load() const { return load_; }
+  // The estimate's parts (cycles) and instruction counts, for the tuner's features
+  // (template_features.h).
+  double gemm_cycles() const { return gemm_; }
+  double vector_cycles() const { return vector_; }
+  double store() const { return store_; }
+  double port() const { return port_; }
+  double fill() const { return fill_; }
+  double gemm_count() const { return gemm_count_; }
+  double dma_count() const { return dma_count_; }
   // One DMA of `bytes` in `ddr_rows` rows: its queue time (latency + transfer).
   double dma(double bytes, double ddr_rows) const;
 
  private:
   const npu::Target& t_;
   double gemm_ = 0, vector_ = 0, load_ = 0, store_ = 0, port_ = 0, fill_ = 0;
+  double gemm_count_ = 0, dma_count_ = 0;
   bool overlap_vector_ = false;
 };
 

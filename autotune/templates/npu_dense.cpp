@@ -8,13 +8,9 @@
 
 namespace tessera {
 
-namespace {
-// At the logical shape: K and N padded to the lanes add MACs, bytes and requantizes that no
-// kernel needs.
 Work dense_work(int64_t M, int64_t K, int64_t N) {
   return Work{uint64_t(M * K * N), uint64_t(M * K + N * K + M * N), uint64_t(M * N)};
 }
-}  // namespace
 
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N) {
   check_size_arg(op, "M", M, "rows of the input");

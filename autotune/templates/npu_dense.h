@@ -37,6 +37,10 @@ struct NpuDenseParams {
 void check_dense_shape(const char* op, int64_t M, int64_t K, int64_t N);
 
 // ScheduleError naming the parameter for tiles < 1 or an order that is not one of m, nb.
+// The true work of a dense layer at the logical shape: K and N padded to the lanes add MACs,
+// bytes and requantizes that no kernel needs.
+Work dense_work(int64_t M, int64_t K, int64_t N);
+
 // `work`: the operator's true work when the dense computes another operator (a convolution over
 // its im2col matrix: the image is its input, not the matrix); default the dense's own.
 NpuOp npu_dense(const npu::Target& target, int64_t M, int64_t K, int64_t N, const Requant& q,

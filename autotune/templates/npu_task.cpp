@@ -1,6 +1,7 @@
 #include "autotune/templates/npu_task.h"
 
 #include "autotune/errors.h"
+#include "autotune/knob_features.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -16,6 +17,15 @@ NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
   if (split_policy != autotune::SplitPolicy::kAll)
     t.tuning.key["split_policy"] = autotune::split_policy_name(split_policy);
   t.tuning.space = t.tmpl->space(t.args, target).with_split_policy(split_policy);
+  if (t.tmpl->featurizer) {
+    t.tuning.featurize = [tf = t.tmpl->featurizer(t.args, target)](
+                             const autotune::ConfigSpace& space, const autotune::Config& c) {
+      std::vector<float> f = autotune::knob_features(space, c);
+      std::vector<float> g = tf(space, c);
+      f.insert(f.end(), g.begin(), g.end());
+      return f;
+    };
+  }
   return t;
 }
 

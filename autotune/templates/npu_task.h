@@ -26,7 +26,7 @@ struct NpuTask {
   const NpuTemplate* tmpl = nullptr;
   nlohmann::json args;  // canonical
   npu::Target target;
-  autotune::TuningTask tuning;  // key, space (with the footprint check); default features
+  autotune::TuningTask tuning;  // key, space (with the footprint check); knob + template features
   autotune::SplitPolicy split_policy = autotune::SplitPolicy::kAll;
 };
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "autotune/config_space.h"
+#include "autotune/tuning_task.h"
 #include "autotune/templates/npu_op.h"
 #include "runtime/npu/target.h"
 
@@ -50,6 +51,11 @@ struct NpuTemplate {
   // The operator with the config's schedule. A config outside the space is a ConfigError.
   NpuOp (*build)(const nlohmann::json& args, const autotune::ConfigSpace& space,
                  const autotune::Config& config, const npu::Target& target);
+  // Or null. For canonical `args` on `target`: the featurizer of the template's features of a
+  // config (template_features.h: its analytic estimate over the layer's bound, which carries
+  // across shapes), made once per task; make_npu_task puts them after the knob features.
+  autotune::Featurizer (*featurizer)(const nlohmann::json& args,
+                                     const npu::Target& target) = nullptr;
 };
 
 // The rows of the table (one per file *_template.cpp).

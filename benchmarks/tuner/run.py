@@ -20,12 +20,14 @@
    scratch 4x longer (deterministic: the same first trials) until it reaches the target: up to
    --budget trials for the model tuners (xgb, ga, tpe; "> budget" when they do not), the whole
    space for random and grid.
-3. Transfer. For a held-out swept conv2d workload, logs of the other 11 workloads (--transfer-
-   trials random configs each, in their factors spaces: from the sweep's table where there is
-   one, measured otherwise) warm-start the xgb model; the workloads of another template (other
-   knobs, so other features) are left out. Reported: trials to within 5 % of the optimum (median
-   over the seeds; target <= 32), without transfer for comparison, and the pairwise rank accuracy
-   of the transfer model on the held-out workload's configs (a seeded sample; target >= 0.90).
+3. Transfer. Every workload that has mates (other workloads whose spaces have its knobs, so its
+   feature vector) is held out in turn: logs of its mates (--transfer-trials random configs each,
+   in their factors spaces: from the sweep's table where there is one, measured otherwise, cached
+   under --work-dir) warm-start the xgb model. Reported: the pairwise rank accuracy of the
+   transfer model on the held-out workload's configs (target >= 0.90; a seeded sample of its
+   sweep, or --rank-sample measured random configs when it was not swept) and, for a swept
+   workload, trials to within 5 % of the optimum (median over the seeds; target <= 32), without
+   transfer for comparison.
 Writes benchmarks/tuner/REPORT.md and benchmarks/tuner/curves.png.
 """
 import argparse
@@ -212,28 +214,30 @@ def run_tuners(task, table, seeds, budget, optimum):
 
 # ---- 3. transfer ---------------------------------------------------------------------------
 
-def transfer_log(wls, held, tasks, tables, target, trials, seed, path, workers):
-    """A log of `trials` random configs of every workload but `held` (their factors spaces)."""
-    if os.path.exists(path):
-        os.remove(path)
-    for wl in wls:
-        if wl["id"] == held:
-            continue
-        task = tasks[wl["id"]]
-        if wl["id"] in tables:
-            ex = at.LocalExecutor(table_measure(task, tables[wl["id"]]), workers=1)
-        else:
-            ex = at.LocalExecutor(at.measure_npu, workers=workers)
-        at.tune(task.tuning, at.make_tuner("random", task.tuning, seed=seed), ex,
-                target=target, trials=trials, batch_size=trials, log=path)
+def workload_log(wid, task, tables, target, trials, seed, path, workers):
+    """`trials` random configs of one workload (its factors space), seeded: read from its sweep's
+    table when there is one, measured otherwise; the log is resumed when a run left it."""
+    if wid in tables:
+        if os.path.exists(path):
+            os.remove(path)
+        ex = at.LocalExecutor(table_measure(task, tables[wid]), workers=1)
+    else:
+        ex = at.LocalExecutor(at.measure_npu, workers=workers)
+    at.tune(task.tuning, at.make_tuner("random", task.tuning, seed=seed), ex,
+            target=target, trials=trials, batch_size=trials, log=path)
     return at.read_tuning_log(path)
 
 
-def rank_accuracy(groups, task, table, seed, sample):
+def fit_model(groups, seed):
     o = at.CostModelOptions()
     o.seed = seed
     model = at.CostModel(o)
     model.fit(groups)
+    return model
+
+
+def rank_accuracy(model, task, table, seed, sample):
+    """On a seeded sample of the swept table's configs that ran."""
     ok = sorted(i for i, (s, _, _) in table.items() if s == "ok")
     rng = random.Random(seed)
     pick = sorted(rng.sample(ok, min(sample, len(ok))))
@@ -242,6 +246,15 @@ def rank_accuracy(groups, task, table, seed, sample):
     best = min(table[i][1] for i in ok)
     labels = [best / table[i][1] for i in pick]
     return at.pairwise_rank_accuracy(model.predict(feats), labels)
+
+
+def rank_accuracy_records(model, task, records):
+    """On measured records of the held-out task (the configs that ran)."""
+    ok = [r for r in records if r["result"]["status"] == "ok"]
+    feats = [task.tuning.features(task.config_from_json(r["config"])) for r in ok]
+    best = min(r["result"]["cycles"] for r in ok)
+    labels = [best / r["result"]["cycles"] for r in ok]
+    return at.pairwise_rank_accuracy(model.predict(feats), labels), len(ok)
 
 
 # ---- report --------------------------------------------------------------------------------
@@ -288,9 +301,15 @@ def main():
                     help="sweep a workload when its estimated sweep takes at most this")
     ap.add_argument("--max-workloads", type=int, default=6)
     ap.add_argument("--transfer-trials", type=int, default=48)
+    ap.add_argument("--rank-sample", type=int, default=96,
+                    help="measured configs of a held-out workload that was not swept, for the "
+                         "transfer model's rank accuracy")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--work-dir", default=os.path.join(ROOT, "build", "tuner_bench"))
     ap.add_argument("--out", default=HERE)
+    ap.add_argument("--sweep-only", action="store_true",
+                    help="stop after the sweeps (their logs under --work-dir are resumed by a "
+                         "later run); writes no report")
     a = ap.parse_args()
     t_start = time.time()
     os.makedirs(a.work_dir, exist_ok=True)
@@ -327,6 +346,8 @@ def main():
                                bound=d["bound"], fps=len({fp for _, _, fp in table.values()}))
         print(f"{wid}: swept {len(table)} configs in {sec:.0f} s ({resumed} from the log), "
               f"optimum {optima[wid]}", flush=True)
+    if a.sweep_only:
+        return
 
     results = {}
     for wid in chosen:
@@ -334,37 +355,55 @@ def main():
         results[wid] = run_tuners(tasks[wid], tables[wid], seeds, a.budget, optima[wid])
         print(f"{wid}: tuners in {time.time() - t0:.0f} s", flush=True)
 
-    # transfer: a swept workload held out (a conv2d one first), warm-started from the other
-    # workloads whose spaces have the same knobs (so the same feature vector)
+    # transfer: every workload with mates (other workloads whose spaces have the same knobs, so
+    # the same feature vector) held out in turn, warm-started from the mates' logs
     def knob_sig(wid):
         return [(k["name"], k["kind"]) for k in tasks[wid].knobs]
-    held_order = sorted(chosen, key=lambda w: names[w] != "conv2d")
-    transfer = None
-    for held in held_order:
+    transfers = []
+    logs = {}
+    for held in [w["id"] for w in wls]:
         mates = [w["id"] for w in wls if w["id"] != held and knob_sig(w["id"]) == knob_sig(held)]
         if not mates:
             continue
-        log = os.path.join(a.work_dir, f"transfer_without_{held}.jsonl")
         t0 = time.time()
-        records = transfer_log([w for w in wls if w["id"] in mates], held, tasks, tables, target,
-                               a.transfer_trials, 7, log, a.workers)
+        for m in mates + [held]:
+            if m not in logs:
+                logs[m] = workload_log(m, tasks[m], tables, target, a.transfer_trials, 7,
+                                       os.path.join(a.work_dir, f"transfer_{m}.jsonl"), a.workers)
+        records = [r for m in mates for r in logs[m]]
+        log = os.path.join(a.work_dir, f"transfer_without_{held}.jsonl")
+        if os.path.exists(log):
+            os.remove(log)
+        at.append_tuning_log(log, records)
         groups = at.transfer_groups(records, lambda key: at.npu_tuning_task(key, target),
                                     tasks[held].key_text, log)
-        opt = optima[held]
-        with_t = [trials_to(run_cpp_tuner("xgb", tasks[held], tables[held], s, 64, groups),
-                            opt, 0.05) for s in seeds]
-        without = [trials_to(run_cpp_tuner("xgb", tasks[held], tables[held], s, 64), opt, 0.05)
-                   for s in seeds]
-        acc = [rank_accuracy(groups, tasks[held], tables[held], s, 1500) for s in seeds]
-        transfer = dict(held=held, groups=len(groups), mates=mates, with_t=with_t,
-                        without=without, acc=acc, records=len(records), sec=time.time() - t0,
-                        incompatible=len(wls) - 1 - len(mates))
-        print(f"transfer to {held} from {mates}: {with_t} (without {without}), rank accuracy "
-              f"{acc}", flush=True)
-        break
+        models = [fit_model(groups, s) for s in seeds]
+        tr = dict(held=held, mates=mates, records=len(records),
+                  incompatible=len(wls) - 1 - len(mates))
+        if held in tables:
+            opt = optima[held]
+            tr["with_t"] = [trials_to(run_cpp_tuner("xgb", tasks[held], tables[held], s, 64,
+                                                    groups), opt, 0.05) for s in seeds]
+            tr["without"] = [trials_to(run_cpp_tuner("xgb", tasks[held], tables[held], s, 64),
+                                       opt, 0.05) for s in seeds]
+            tr["acc"] = [rank_accuracy(m, tasks[held], tables[held], s, 1500)
+                         for m, s in zip(models, seeds)]
+            tr["sample"] = "1500 sampled configs of the sweep that ran (a sample per seed)"
+        else:
+            sample = workload_log(held, tasks[held], tables, target, a.rank_sample, 1001,
+                                  os.path.join(a.work_dir, f"rank_sample_{held}.jsonl"),
+                                  a.workers)
+            accs = [rank_accuracy_records(m, tasks[held], sample) for m in models]
+            tr["acc"] = [x for x, _ in accs]
+            tr["sample"] = f"{accs[0][1]} measured random configs that ran"
+        tr["sec"] = time.time() - t0
+        transfers.append(tr)
+        print(f"transfer to {held} from {len(mates)} workloads: {tr.get('with_t')} (without "
+              f"{tr.get('without')}), rank accuracy {[round(x, 3) for x in tr['acc']]}",
+              flush=True)
 
     plot(results, optima, names, os.path.join(a.out, "curves.png"), a.budget)
-    write_report(a, est, chosen, sweep_info, optima, results, transfer, names, seeds,
+    write_report(a, est, chosen, sweep_info, optima, results, transfers, names, seeds,
                  time.time() - t_start, tables)
 
 
@@ -374,7 +413,7 @@ def sweep_cell(s):
     return f"{s['sec']:.0f}"
 
 
-def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, seeds, elapsed,
+def write_report(a, est, chosen, sweep_info, optima, results, transfers, names, seeds, elapsed,
                  tables):
     cmd = " ".join(["PYTHONPATH=python .venv/bin/python benchmarks/tuner/run.py"] + sys.argv[1:])
     L = ["# Tuners against exhaustive ground truth, and transfer", "",
@@ -425,38 +464,53 @@ def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, s
     for wid, a1, a2, a3 in verdicts:
         L.append(f"- {wid}: xgb <= {XGB_TRIALS_TARGET} {'met' if a1 else 'NOT met'}; random >= 4x "
                  f"{'met' if a2 else 'NOT met'}; xgb <= TPE {'met' if a3 else 'NOT met'}")
-    if transfer:
-        tr = transfer
-        mw = median_trials(tr["with_t"], 64)
-        mo = median_trials(tr["without"], 64)
-        L += ["", f"## Transfer: {tr['held']} held out", "",
-              f"Logs of the other workloads whose spaces have {tr['held']}'s knobs (so its feature "
-              f"vector): {', '.join(tr['mates'])}; {a.transfer_trials} random configs each, in "
-              f"their factors spaces ({tr['records']} records, made in {tr['sec']:.0f} s with the "
-              f"runs below; read from a sweep's table where there is one). The other "
-              f"{tr['incompatible']} workloads have other knobs (another template), so their "
-              "features do not line up and they are left out.", "",
-              "| | per seed | median | target |", "| --- | --- | ---: | --- |",
-              f"| trials to within 5 %, xgb with transfer | {tr['with_t']} | "
-              f"{fmt_trials(mw, 64)} | <= 32: {'met' if mw <= 32 else 'NOT met'} |",
-              f"| trials to within 5 %, xgb without transfer | {tr['without']} | "
-              f"{fmt_trials(mo, 64)} | |",
-              f"| pairwise rank accuracy of the transfer model on held-out configs (1500 sampled "
-              f"valid configs that ran) | {[round(x, 3) for x in tr['acc']]} | "
-              f"{statistics.median(tr['acc']):.3f} | >= 0.90: "
-              f"{'met' if statistics.median(tr['acc']) >= 0.90 else 'NOT met'} |"]
-    fast = sorted((w for w in est if w not in chosen), key=lambda w: est[w]["valid"])
+    if transfers:
+        L += ["", "## Transfer: each workload held out in turn", "",
+              f"For a held-out workload, the xgb model is trained on the logs of the other "
+              f"workloads whose spaces have its knobs (so its feature vector; the others have "
+              f"another template and are left out): {a.transfer_trials} random configs each, in "
+              "their factors spaces (seed 7; read from a sweep's table where there is one, "
+              "measured otherwise). Trials to within 5 % of the optimum need the optimum, so "
+              "only swept workloads have them (target <= 32, median over seeds); rank accuracy "
+              "is the transfer model's pairwise rank accuracy on held-out configs (target >= "
+              "0.90; median over the seeds, which seed the model, and for a swept workload the "
+              f"sample of its configs; otherwise {a.rank_sample} random configs of the held-out "
+              "workload, seed 1001, measured once). Every pair of configs with different cycles "
+              "counts, near-ties included.", "",
+              "| held out | template | trained on | rank accuracy per seed | median | >= 0.90 | "
+              "trials to 5 % with transfer | median | without transfer | median | <= 32 |",
+              "| --- | --- | ---: | --- | ---: | --- | --- | ---: | --- | ---: | --- |"]
+        for tr in transfers:
+            med = statistics.median(tr["acc"])
+            row = (f"| {tr['held']} | {names[tr['held']]} | {len(tr['mates'])} workloads, "
+                   f"{tr['records']} records | {[round(x, 3) for x in tr['acc']]} "
+                   f"({tr['sample']}) | {med:.3f} | {'met' if med >= 0.90 else 'NOT met'} |")
+            if "with_t" in tr:
+                mw = median_trials(tr["with_t"], 64)
+                mo = median_trials(tr["without"], 64)
+                row += (f" {tr['with_t']} | {fmt_trials(mw, 64)} | {tr['without']} | "
+                        f"{fmt_trials(mo, 64)} | {'met' if mw <= 32 else 'NOT met'} |")
+            else:
+                row += " not swept | | | | |"
+            L.append(row)
+        conv = [tr for tr in transfers if names[tr["held"]] == "conv2d"]
+        if conv:
+            meds = [statistics.median(tr["acc"]) for tr in conv]
+            L += ["", f"conv2d layers held out: rank accuracy >= 0.90 on "
+                  f"{sum(m >= 0.90 for m in meds)} of {len(meds)} (median of the layers' "
+                  f"medians {statistics.median(meds):.3f}, lowest {min(meds):.3f})."]
+    fast = sorted((w for w in est if w not in chosen), key=lambda w: est[w]["sweep"])
     text = (f"{len(chosen)} of the 12 workloads could be swept within the budget "
             f"({', '.join(chosen) or 'none'}); the issue asks for at least 4. What stops the "
-            "others is the cost of a measurement on this machine (column 'est. ms / config', a "
-            "median of 3 random configs while other jobs shared the 2 cores; codegen dominates) "
+            "others is the cost of a measurement on this machine (column 'est. ms / config': the "
+            "mean over 5 random configs, measured while other jobs shared the 2 cores; the mean, "
+            "because a sweep's cost is a sum and the configs of the smallest tiles take seconds) "
             "times the size of their factors spaces: the categorical knobs (loop order, fold, "
-            "input load, weights placement, three double-buffer flags) multiply every tile "
-            "choice by up to 864. At 5 ms per measurement (the measure-speed work) the smallest "
-            "would sweep in " + ", ".join(
-                f"{w} {est[w]['valid'] * 0.005 / max(1, a.workers) / 60:.1f} min" for w in fast[:5])
-            + f" with {a.workers} workers; rerun this command then and they are picked up "
-            "(nothing here names a workload or a knob). ")
+            "input load, weights placement, four double-buffer flags) multiply every tile choice "
+            "by up to 1728. At those rates the cheapest unswept would take " + ", ".join(
+                f"{w} ~{est[w]['sweep'] / 60:.0f} min" for w in fast[:4])
+            + f" with {a.workers} workers; a larger --sweep-seconds picks them up (the sweep "
+            "logs under --work-dir are resumed; nothing here names a workload or a knob). ")
     for wid in chosen:
         ok = [c for st, c, _ in tables[wid].values() if st == "ok"]
         near = sum(1 for c in ok if c <= optima[wid] * 1.02)
@@ -469,8 +523,11 @@ def write_report(a, est, chosen, sweep_info, optima, results, transfer, names, s
              "'xgb <= TPE' targets discriminate only on spaces where near-optimal configs are "
              "rare, which are the conv2d spaces that could not be swept here. Transfer acts from "
              "the first batch, which is where its gain shows; its rank accuracy counts every pair "
-             "of held-out configs with different cycles, near-ties included (the model is "
-             "deterministic for a training set, so seeds change only the sample of configs).")
+             "of held-out configs with different cycles, near-ties included. The features "
+             "behind it (docs/tuner_features.md, 'Template features'): the knob values, and "
+             "the template's analytic estimate of the config in parts over the layer's roofline "
+             "bound, with its on-chip footprint over the target's capacities, which mean the "
+             "same on every shape.")
     L += ["", "## Reading", "", text]
     with open(os.path.join(a.out, "REPORT.md"), "w") as f:
         f.write("\n".join(L) + "\n")

@@ -12,6 +12,7 @@
 #include "autotune/errors.h"
 #include "autotune/templates/measure_npu.h"
 #include "autotune/templates/npu_task.h"
+#include "autotune/templates/template_features.h"
 #include "python/src/py_handles.h"
 #include "python/src/py_tuning.h"
 
@@ -84,6 +85,11 @@ void bind_autotune(py::module_& m) {
       "measure_function", [] { return MeasureFunction{measure_npu, "measure_npu"}; },
       "The templates' C++ measurement (build + timing simulation, classified errors, kernel "
       "fingerprints) as a MeasureFunction for LocalExecutor; it runs in parallel on the workers.");
+  at.def(
+      "template_feature_names", [] { return template_feature_names(); },
+      "Names of the features a template adds after the knob features (template_features.h): its "
+      "analytic estimate of a config over the layer's roofline bound, in parts, and the on-chip "
+      "footprint over the target's capacities. The same for every template that has them.");
   at.def(
       "tuning_task",
       [](const py::object& key, const std::optional<npu::Target>& target) {

@@ -201,6 +201,7 @@ NpuTask = _nt.NpuTask
 templates = _nt.templates
 measure_npu = _nt.measure_function()
 npu_tuning_task = _nt.tuning_task
+template_feature_names = _nt.template_feature_names
 
 from .job import (WorkloadsError, Workloads, TuneJobTask, TuneJobProgress,  # noqa: E402
                   load_workloads, tune_workloads, task_bound_cycles)

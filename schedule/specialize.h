@@ -9,7 +9,7 @@
 // The C target's module does this at call time, once per set of sizes (python/tessera/symbolic.py);
 // NPU kernels need constant shapes (TargetError naming the variable).
 //
-//   SizeBinding b = bind_sizes(args, {{37, 16}, {16, 5}, {37, 5}});  // n = 37 from A's shape
+//   SizeBinding b = bind_sizes(args, {{37, 12}, {12, 5}, {37, 5}}, {}, vars);  // n = 37 from A
 //   Specialized sp = specialize(sch, args, b);
 //   LoweredFunc f = lower(*sp.schedule, sp.args, "main", Target::c());
 #pragma once

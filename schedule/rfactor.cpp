@@ -25,10 +25,13 @@ Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_a
                             ": the stage is cache-written; apply rfactor first, then "
                             "cache_write the factored tensor"));
   }
-  if (is_symbolic(st->op)) {
+  bool symbolic_reduce = std::any_of(st->op->reduce_axis.begin(), st->op->reduce_axis.end(),
+                                     [](const IterVar& a) { return a->sym_extent.defined(); });
+  if (is_symbolic(st->op) || symbolic_reduce) {
     throw ScheduleError(str(what,
-                            ": the tensor has a symbolic shape; rfactor needs constant "
-                            "extents (build one size with sizes=)"));
+                            ": the tensor has a symbolic shape or reduce extent; rfactor "
+                            "needs constant extents (TVM factors a symbolic extent; here write the "
+                            "reduction with constant extents)"));
   }
   if (!st->annotations.empty() || !st->pragmas.empty() || st->attach_type != AttachType::kRoot ||
       st->intrin) {

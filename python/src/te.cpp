@@ -57,6 +57,14 @@ bool is_literal(const py::handle& h) {
   return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
 }
 
+// A tensor's shape as text, symbolic dimensions as their expressions.
+std::string shape_str(const Tensor& t) {
+  std::vector<Expr> d = shape_exprs(t.op());
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + to_string(d[i]);
+  return s + (d.size() == 1 ? ",)" : ")");
+}
+
 std::string shape_str(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -151,8 +159,8 @@ Tensor elementwise(ExprKind k, const char* name, const py::object& a, const py::
       Tensor t = o->cast<Tensor>();
       if (!same_shape(t, ref)) {
         throw ExprError(str("tensor arithmetic '", name, "': tensor '", ref.name(), "' has shape ",
-                            shape_str(ref.shape()), " but tensor '", t.name(), "' has shape ",
-                            shape_str(t.shape()),
+                            shape_str(ref), " but tensor '", t.name(), "' has shape ",
+                            shape_str(t),
                             "; elementwise operators take tensors of one shape or a scalar (TVM's "
                             "topi broadcasts other shapes: write that as a te.compute)"));
       }

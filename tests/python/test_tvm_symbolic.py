@@ -201,3 +201,20 @@ def test_symbolic_module_time_evaluator_and_nd_arrays():
     res = f.time_evaluator(f.entry_name, dev, number=2, repeat=2)(a, b)
     assert len(res.results) == 2 and res.mean > 0
     np.testing.assert_array_equal(b.numpy(), np.arange(10, dtype="float32") + 1)
+
+
+def test_rfactor_of_a_symbolic_reduce_extent_is_refused():
+    m = te.var("m")
+    A = te.placeholder((m, 3), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    C = te.compute((3,), lambda j: te.sum(A[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    ko, ki = s[C].split(k, factor=4)
+    with pytest.raises(tessera.ScheduleError, match="symbolic shape or reduce extent"):
+        s.rfactor(C, ki)
+
+
+def test_shape_mismatch_of_symbolic_tensors_prints_the_variables():
+    m, n = te.var("m"), te.var("n")
+    with pytest.raises(tessera.ExprError, match=r"shape \(m,\) but tensor 'Q' has shape \(n,\)"):
+        te.placeholder((m,), name="P") + te.placeholder((n,), name="Q")

@@ -1,4 +1,5 @@
 #include "compiler/lower.h"
+#include "schedule/specialize.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -102,6 +103,30 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
 
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
                   const Target& target, const LowerOptions& options) {
+  // Symbolic shapes lower per size (schedule/specialize.h): the loop IR here has numbers.
+  if (Var v = first_size_var(sch, args); v.defined()) {
+    if (target.is_npu()) {
+      throw TargetError(str("target '", target.name(), "': size variable '", v.name(),
+                            "' makes a shape symbolic; NPU kernels need constant shapes (their ",
+                            "tiles, SRAM and DMA are sized at compile time): build for one size ",
+                            "with sizes={", v.name(), ": value}, or use target c, whose module ",
+                            "binds sizes at each call"));
+    }
+    throw LowerError(str("lower: size variable '", v.name(), "' has no value; tessera lowers a ",
+                         "symbolic shape per size: lower(s, args, sizes={", v.name(),
+                         ": value}) shows one, and build(s, args, target='c') binds the sizes ",
+                         "from the arrays at each call (TVM lowers one symbolic function)"));
+  }
+  if (target.is_npu()) {
+    for (const StagePtr& st : sch.stages()) {
+      const auto* r = st->op->body.as<ReduceNode>();
+      if (r && r->init.defined()) {
+        throw TargetError(str("target '", target.name(), "': stage '", st->name(),
+                              "' is a reduction with init=; NPU kernels start reductions from "
+                              "zero: compute the initial value in its own stage and add it"));
+      }
+    }
+  }
   std::vector<ArgBinding> bindings = bind_args(sch, args);
   check_bounds(sch);  // every read inside its tensor's shape, or a LowerError
   InlinedBodies bodies = run_step<InlinedBodies>(

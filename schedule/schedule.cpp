@@ -170,8 +170,8 @@ Tensor Schedule::cache_read(const Tensor& tensor, const std::string& scope,
     reader_stages.push_back(st);
   }
   Tensor src = tensor;
-  Tensor cache = compute(
-      tensor.shape(),
+  Tensor cache = compute_sym(
+      shape_exprs(tensor.op()),
       [&](const std::vector<Var>& i) { return src(std::vector<Expr>(i.begin(), i.end())); },
       tensor.name() + "." + scope,
       tensor.op()->kind == OpKind::kCompute ? axis_names(tensor.op()) : std::vector<std::string>{});
@@ -214,8 +214,8 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
   StagePtr cst = make_stage(cache_op);
   cst->scope = scope;
   Tensor cache(cache_op);
-  Tensor copy = compute(
-      orig->shape,
+  Tensor copy = compute_sym(
+      shape_exprs(orig),
       [&](const std::vector<Var>& i) { return cache(std::vector<Expr>(i.begin(), i.end())); },
       orig->name, axis_names(orig));
   st->op = copy.op();
@@ -265,7 +265,10 @@ std::string Schedule::to_string() const {
     }
     os << "  loops:";
     for (const IterVar& iv : st->leaf_iter_vars) {
-      os << " " << names.name_of(iv->var) << "[" << iv->extent << "]";
+      os << " " << names.name_of(iv->var) << "["
+         << (iv->sym_extent.defined() ? tessera::to_string(iv->sym_extent)
+                                      : std::to_string(iv->extent))
+         << "]";
       Annotation a = st->annotation(iv);
       if (a != Annotation::kNone) os << ":" << annotation_name(a);
     }

@@ -27,6 +27,9 @@ struct IterVarRelation {
   IterVar inner;
   IterVar fused;   // fuse only
   int64_t factor;  // split only: the inner extent
+  // split by nparts: the outer extent asked for (a symbolic axis's factor is derived from it
+  // once the extent is known); 0 for a split by factor.
+  int64_t nparts = 0;
 };
 
 enum class AttachType : uint8_t { kRoot, kInline, kScope };
@@ -74,6 +77,7 @@ class Stage {
  public:
   Stage(Schedule* sch, StagePtr node) : sch_(sch), node_(std::move(node)) {}
   const StagePtr& node() const { return node_; }
+  Schedule* schedule() const { return sch_; }
   const std::string& name() const { return node_->name(); }
 
   // Splits `axis` into (outer, inner) with inner extent `factor` (factor >= 1; a factor that does
@@ -114,6 +118,7 @@ class Stage {
 
  private:
   void check_leaf(const IterVar& axis, const char* primitive) const;
+  void move_attach_points(const IterVar& from, const IterVar& to);
   Schedule* sch_;
   StagePtr node_;
 };
@@ -138,6 +143,12 @@ class Schedule {
                     const std::vector<Operation>& readers);
   // Computes `tensor`'s stage into a new buffer in `scope` and copies it out; returns the cache.
   Tensor cache_write(const Tensor& tensor, const std::string& scope);
+  // TVM's rfactor: `axis` is a reduce axis of `tensor`'s stage, a root one or a part of a split
+  // of one (the only primitive applied to the stage so far). Returns a new stage's tensor that
+  // holds partial reductions with `axis` made data-parallel (its dimension inserted at
+  // `factor_axis`); `tensor`'s stage becomes the reduction of those partials over that
+  // dimension, with fresh axes (s[tensor].op.axis). A split tail is guarded in the partials.
+  Tensor rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis = 0);
 
   // Stages that read `stage`'s output (after redirects), looking through inlined stages.
   std::vector<StagePtr> consumers_of(const StageNode& stage) const;
@@ -146,6 +157,7 @@ class Schedule {
 
  private:
   friend class Stage;
+  friend class ScheduleSpecializer;  // schedule/specialize.cpp builds a specialized copy
   std::vector<Operation> outputs_;
   std::vector<StagePtr> stages_;
 };

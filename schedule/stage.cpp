@@ -56,6 +56,18 @@ void Stage::check_leaf(const IterVar& axis, const char* primitive) const {
                           leaf_list(st)));
 }
 
+// TVM's attach legalization (LegalizeInvalidAttach): a stage computed at a loop that is then
+// split moves to the split's inner loop, one computed at a loop that is fused moves to the fused
+// loop, so the attach point stays a loop of this stage.
+void Stage::move_attach_points(const IterVar& from, const IterVar& to) {
+  for (const StagePtr& other : sch_->stages()) {
+    if (other->attach_type == AttachType::kScope && other->attach_stage == node_ &&
+        other->attach_ivar == from) {
+      other->attach_ivar = to;
+    }
+  }
+}
+
 std::pair<IterVar, IterVar> Stage::split(const IterVar& axis, int64_t factor) {
   check_leaf(axis, "split");
   if (factor <= 0) {
@@ -74,7 +86,16 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& axis, int64_t factor) {
   }
   IterVar outer = make_iter_var(axis_name(axis) + ".outer", 0, outer_extent, axis->kind);
   IterVar inner = make_iter_var(axis_name(axis) + ".inner", 0, factor, axis->kind);
+  if (axis->sym_extent.defined()) {  // a symbolic extent: ceil(extent / factor) outer loops
+    const Expr& e = axis->sym_extent;
+    auto o = std::make_shared<IterVarNode>(*outer);
+    o->sym_extent = make_binary(ExprKind::kDiv,
+                                make_binary(ExprKind::kAdd, e, make_int(factor - 1, e.dtype())),
+                                make_int(factor, e.dtype()));
+    outer = o;
+  }
   StageNode& st = *node_;
+  move_attach_points(axis, inner);
   st.relations.push_back({IterVarRelation::kSplit, axis, outer, inner, nullptr, factor});
   st.all_iter_vars.push_back(outer);
   st.all_iter_vars.push_back(inner);
@@ -92,7 +113,33 @@ std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& axis, int64_t npa
   }
   // nparts parts of ceil(extent / nparts) each; when that leaves trailing parts empty the outer
   // loop is shorter than nparts (extent 10 in 6 parts of 2 runs 5), which is the same program.
-  return split(axis, (axis->extent + nparts - 1) / nparts);
+  // A symbolic axis derives the factor when its extent is known (schedule/specialize.h).
+  auto parts = split(axis, (axis->extent + nparts - 1) / nparts);
+  node_->relations.back().nparts = nparts;
+  if (axis->sym_extent.defined()) {
+    const Expr& e = axis->sym_extent;
+    auto in = std::make_shared<IterVarNode>(*parts.second);
+    in->sym_extent = make_binary(ExprKind::kDiv,
+                                 make_binary(ExprKind::kAdd, e, make_int(nparts - 1, e.dtype())),
+                                 make_int(nparts, e.dtype()));
+    auto out = std::make_shared<IterVarNode>(*parts.first);
+    out->sym_extent = Expr();
+    out->extent = nparts;
+    // The stage's records hold the new nodes.
+    StageNode& st = *node_;
+    IterVarRelation& r = st.relations.back();
+    for (auto* v : {&st.all_iter_vars, &st.leaf_iter_vars}) {
+      for (IterVar& x : *v) {
+        if (x == r.outer) x = out;
+        if (x == r.inner) x = in;
+      }
+    }
+    move_attach_points(r.inner, in);
+    r.outer = out;
+    r.inner = in;
+    parts = {out, in};
+  }
+  return parts;
 }
 
 std::vector<IterVar> Stage::tile(const IterVar& x, const IterVar& y, int64_t x_factor,
@@ -136,6 +183,21 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
   }
   IterVar fused = make_iter_var(axis_name(outer) + "." + axis_name(inner) + ".fused", 0,
                                 outer->extent * inner->extent, outer->kind);
+  if (outer->sym_extent.defined() || inner->sym_extent.defined()) {
+    auto ext = [](const IterVar& iv) {
+      return iv->sym_extent.defined() ? iv->sym_extent : make_int(iv->extent);
+    };
+    Expr a = ext(outer), b = ext(inner);
+    if (a.dtype() != b.dtype()) {
+      a = make_cast(DType::kInt64, a);
+      b = make_cast(DType::kInt64, b);
+    }
+    auto f = std::make_shared<IterVarNode>(*fused);
+    f->sym_extent = make_binary(ExprKind::kMul, a, b);
+    fused = f;
+  }
+  move_attach_points(outer, fused);
+  move_attach_points(inner, fused);
   st.relations.push_back({IterVarRelation::kFuse, nullptr, outer, inner, fused, 0});
   st.all_iter_vars.push_back(fused);
   io = st.leaf_iter_vars.erase(io, io + 2);

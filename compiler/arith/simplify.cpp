@@ -101,8 +101,11 @@ class Simplifier : public IRMutator {
     Expr source = mutate(op->source);
     Expr cond = mutate(op->condition);
     if (is_const_int(cond, 1)) cond = Expr();  // "always" is spelled as no condition
-    if (source.same_as(op->source) && cond.same_as(op->condition)) return e;
-    return make_reduce(op->combiner, source, op->axis, cond);
+    Expr init = mutate(op->init);
+    if (source.same_as(op->source) && cond.same_as(op->condition) && init.same_as(op->init)) {
+      return e;
+    }
+    return make_reduce(op->combiner, source, op->axis, cond, init, op->reducer);
   }
 
   Stmt mutate_For(const ForNode* op, const Stmt&) override {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "compiler/ir/substitute.h"
 #include "compiler/te/operation.h"
 
 namespace tessera {
@@ -62,6 +63,16 @@ uint64_t hash_all(uint64_t h, const std::vector<Expr>& v) {
   return h;
 }
 
+// Two user reducers (te.comm_reducer) are the same when they are one object, or combine and
+// start alike (their lhs/rhs variables differ, so the combiners are compared after renaming).
+bool same_reducer(const CommReducer& a, const CommReducer& b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  VarMap m{{b->lhs, a->lhs}, {b->rhs, a->rhs}};
+  return structural_equal(a->combine, substitute(b->combine, m)) &&
+         structural_equal(a->identity, b->identity);
+}
+
 uint64_t hash_expr(const Expr& e) {
   if (!e.defined()) return 0x9e3779b97f4a7c15ull;
   uint64_t h = mix(mix(1469598103934665603ull, static_cast<uint64_t>(e.kind())),
@@ -100,6 +111,7 @@ uint64_t hash_expr(const Expr& e) {
       h = mix(h, static_cast<uint64_t>(op->combiner));
       for (const IterVar& iv : op->axis) h = mix(h, iv->var.name());
       h = mix(h, hash_expr(op->source));
+      if (op->init.defined()) h = mix(h, hash_expr(op->init));
       return mix(h, hash_expr(op->condition));
     }
     default: {
@@ -149,7 +161,9 @@ bool structural_equal(const Expr& a, const Expr& b) {
       for (size_t i = 0; i < x->axis.size(); ++i) {
         if (!same_iter_var(x->axis[i], y->axis[i])) return false;
       }
-      return structural_equal(x->source, y->source) && structural_equal(x->condition, y->condition);
+      return structural_equal(x->source, y->source) &&
+             structural_equal(x->condition, y->condition) && structural_equal(x->init, y->init) &&
+             same_reducer(x->reducer, y->reducer);
     }
     default: {
       const auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
@@ -211,6 +225,12 @@ int structural_compare(const Expr& a, const Expr& b) {
         if (int c = three_way(x->axis[i]->var.id(), y->axis[i]->var.id())) return c;
       }
       if (int c = structural_compare(x->source, y->source)) return c;
+      if (int c = structural_compare(x->init, y->init)) return c;
+      if (x->reducer != y->reducer) {
+        if (!x->reducer || !y->reducer) return x->reducer ? 1 : -1;
+        if (int c = structural_compare(x->reducer->combine, y->reducer->combine)) return c;
+        if (int c = structural_compare(x->reducer->identity, y->reducer->identity)) return c;
+      }
       return structural_compare(x->condition, y->condition);
     }
     default: {

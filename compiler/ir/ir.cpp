@@ -18,6 +18,9 @@ Expr::Expr(int value) : Expr(make_int(value)) {}
 
 Var::Var(const std::string& name, DType t)
     : Expr(std::make_shared<VarNode>(name, t, next_var_id.fetch_add(1))) {}
+Var Var::size(const std::string& name, DType t) {
+  return Var(Expr(std::make_shared<VarNode>(name, t, next_var_id.fetch_add(1), true)));
+}
 Var::Var(const Expr& e) : Expr(e) { TESSERA_ICHECK(e.as<VarNode>() != nullptr, "not a Var"); }
 
 IterVar make_iter_var(const std::string& name, int64_t min, int64_t extent, IterKind kind) {
@@ -90,9 +93,13 @@ Expr make_buffer_load(Buffer b, std::vector<Expr> indices) {
   return Expr(std::make_shared<BufferLoadNode>(std::move(b), std::move(indices)));
 }
 
-Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition) {
-  return Expr(
-      std::make_shared<ReduceNode>(c, std::move(source), std::move(axis), std::move(condition)));
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
+                 Expr init, CommReducer reducer) {
+  TESSERA_ICHECK(!init.defined() || init.dtype() == source.dtype(), "reduce init type");
+  TESSERA_ICHECK((c == ReduceKind::kCustom) == (reducer != nullptr), "custom reducer");
+  return Expr(std::make_shared<ReduceNode>(c, std::move(source), std::move(axis),
+                                           std::move(condition), std::move(init),
+                                           std::move(reducer)));
 }
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
@@ -331,6 +338,8 @@ const char* reduce_kind_name(ReduceKind k) {
       return "max";
     case ReduceKind::kMin:
       return "min";
+    case ReduceKind::kCustom:
+      return "comm_reducer";
   }
   return "?";
 }

@@ -90,8 +90,11 @@ class Stmt {
 struct VarNode : ExprNode {
   std::string name;
   uint64_t id;  // creation order; for ordered maps keyed by variable, never printed
-  VarNode(std::string n, DType t, uint64_t i)
-      : ExprNode(ExprKind::kVar, t), name(std::move(n)), id(i) {}
+  // A size variable (te.var / te.size_var): a symbolic tensor extent, bound to a number when a
+  // kernel is called (schedule/specialize.h); usable in shapes and in compute bodies.
+  bool size_var = false;
+  VarNode(std::string n, DType t, uint64_t i, bool size = false)
+      : ExprNode(ExprKind::kVar, t), name(std::move(n)), id(i), size_var(size) {}
   static bool matches(ExprKind k) { return k == ExprKind::kVar; }
 };
 
@@ -101,6 +104,8 @@ class Var : public Expr {
   Var() = default;
   explicit Var(const std::string& name, DType t = kIndexType);
   explicit Var(const Expr& e);  // e must be a Var node
+  // A size variable (VarNode::size_var) of integer type t.
+  static Var size(const std::string& name, DType t = kIndexType);
   const VarNode* node() const { return as<VarNode>(); }
   const std::string& name() const { return node()->name; }
   uint64_t id() const { return node()->id; }
@@ -117,11 +122,15 @@ struct VarLess {
 enum class IterKind : uint8_t { kDataPar, kReduce };
 
 // An iteration variable: a variable with a constant domain [min, min + extent).
+// An axis of a symbolic extent (a shape dimension or reduce_axis extent that uses size variables)
+// keeps it in `sym_extent`; `extent` is then a stand-in (1) that only schedule primitives see:
+// lowering works on a specialization where every extent is a number (schedule/specialize.h).
 struct IterVarNode {
   Var var;
   int64_t min;
   int64_t extent;
   IterKind kind;
+  Expr sym_extent = Expr();  // undefined when `extent` is the extent
 };
 using IterVar = std::shared_ptr<const IterVarNode>;
 IterVar make_iter_var(const std::string& name, int64_t min, int64_t extent, IterKind kind);
@@ -206,20 +215,37 @@ struct BufferLoadNode : ExprNode {
       : ExprNode(ExprKind::kBufferLoad, b->dtype), buffer(std::move(b)), indices(std::move(i)) {}
   static bool matches(ExprKind k) { return k == ExprKind::kBufferLoad; }
 };
-enum class ReduceKind : uint8_t { kSum, kMax, kMin };
+enum class ReduceKind : uint8_t { kSum, kMax, kMin, kCustom };
+// A user's commutative reducer (TVM's te.comm_reducer), for kCustom: `combine` is an expression
+// over `lhs` (the accumulated value) and `rhs` (a new value), `identity` its neutral value; both
+// in the reduction's type.
+struct CommReducerNode {
+  std::string name;
+  Var lhs, rhs;
+  Expr combine;
+  Expr identity;
+};
+using CommReducer = std::shared_ptr<const CommReducerNode>;
 // A commutative reduction of `source` over `axis` (only at the top of a compute body).
-// Points where `condition` is false do not contribute.
+// Points where `condition` is false do not contribute. `init` (TVM's init=), when defined, is
+// the value the reduction starts from instead of the combiner's identity; it may use the
+// compute's data axes and read tensors, but not the reduce axes.
 struct ReduceNode : ExprNode {
   ReduceKind combiner;
   Expr source;
   std::vector<IterVar> axis;
-  Expr condition;  // bool, or undefined for "always"
-  ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond)
+  Expr condition;       // bool, or undefined for "always"
+  Expr init;            // source's type, or undefined for the identity
+  CommReducer reducer;  // kCustom only
+  ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond, Expr ini = Expr(),
+             CommReducer red = nullptr)
       : ExprNode(ExprKind::kReduce, s.dtype()),
         combiner(c),
         source(std::move(s)),
         axis(std::move(ax)),
-        condition(std::move(cond)) {}
+        condition(std::move(cond)),
+        init(std::move(ini)),
+        reducer(std::move(red)) {}
   static bool matches(ExprKind k) { return k == ExprKind::kReduce; }
 };
 
@@ -391,7 +417,8 @@ Expr make_select(Expr cond, Expr t, Expr f);
 Expr make_call(DType t, const std::string& name, std::vector<Expr> args);
 Expr make_producer_load(Operation op, std::vector<Expr> indices);
 Expr make_buffer_load(Buffer b, std::vector<Expr> indices);
-Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition);
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
+                 Expr init = Expr(), CommReducer reducer = nullptr);
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body);
 Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value);

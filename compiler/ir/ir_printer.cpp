@@ -137,7 +137,7 @@ class Printer : public IRVisitor {
     print_indices(op->indices);
   }
   void visit_Reduce(const ReduceNode* op, const Expr&) override {
-    os_ << reduce_kind_name(op->combiner) << "(";
+    os_ << (op->reducer ? op->reducer->name.c_str() : reduce_kind_name(op->combiner)) << "(";
     visit(op->source);
     os_ << ", axis=[";
     for (size_t i = 0; i < op->axis.size(); ++i) {
@@ -149,6 +149,10 @@ class Printer : public IRVisitor {
     if (op->condition.defined()) {
       os_ << ", where=";
       visit(op->condition);
+    }
+    if (op->init.defined()) {
+      os_ << ", init=";
+      visit(op->init);
     }
     os_ << ")";
   }

@@ -60,6 +60,7 @@ void IRVisitor::visit_BufferLoad(const BufferLoadNode* op, const Expr&) {
 void IRVisitor::visit_Reduce(const ReduceNode* op, const Expr&) {
   visit(op->source);
   visit(op->condition);
+  visit(op->init);
 }
 void IRVisitor::visit_For(const ForNode* op, const Stmt&) {
   visit(op->min);
@@ -182,9 +183,9 @@ Expr IRMutator::mutate_BufferLoad(const BufferLoadNode* op, const Expr& e) {
   return changed ? make_buffer_load(op->buffer, idx) : e;
 }
 Expr IRMutator::mutate_Reduce(const ReduceNode* op, const Expr& e) {
-  Expr s = mutate(op->source), c = mutate(op->condition);
-  if (s.same_as(op->source) && c.same_as(op->condition)) return e;
-  return make_reduce(op->combiner, s, op->axis, c);
+  Expr s = mutate(op->source), c = mutate(op->condition), i = mutate(op->init);
+  if (s.same_as(op->source) && c.same_as(op->condition) && i.same_as(op->init)) return e;
+  return make_reduce(op->combiner, s, op->axis, c, i, op->reducer);
 }
 Stmt IRMutator::mutate_For(const ForNode* op, const Stmt& s) {
   Expr mn = mutate(op->min), ext = mutate(op->extent);

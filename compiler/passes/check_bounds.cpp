@@ -46,6 +46,7 @@ class BoundsChecker : public IRVisitor {
     under(op->cond, false, op->false_value);
   }
   void visit_Reduce(const ReduceNode* op, const Expr&) override {
+    visit(op->init);
     if (!op->condition.defined()) return visit(op->source);
     visit(op->condition);
     under(op->condition, true, op->source);

@@ -114,14 +114,16 @@ class NestBuilder {
     return l.mutate(e);
   }
 
-  static Expr combine(ReduceKind k, const Expr& acc, const Expr& v) {
-    switch (k) {
+  static Expr combine(const ReduceNode& r, const Expr& acc, const Expr& v) {
+    switch (r.combiner) {
       case ReduceKind::kSum:
         return acc + v;
       case ReduceKind::kMax:
         return max(acc, v);
       case ReduceKind::kMin:
         return min(acc, v);
+      case ReduceKind::kCustom:  // te.comm_reducer: its expression over (acc, v)
+        return substitute(r.reducer->combine, {{r.reducer->lhs, acc}, {r.reducer->rhs, v}});
     }
     return Expr();
   }
@@ -286,6 +288,11 @@ class NestBuilder {
                                   "stage (split or fused after tensorize)"));
         }
         const auto* ir = st.intrin->op->body.as<ReduceNode>();
+        if (r->init.defined()) {
+          throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
+                                  "': the reduction has an init= value; the intrinsic starts "
+                                  "from zero (compute the init in its own stage and add it)"));
+        }
         if (r->combiner != ir->combiner || r->condition.defined()) {
           throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
                                   "': the intrinsic is an unconditional ",
@@ -295,11 +302,16 @@ class NestBuilder {
         }
       }
       Expr acc = make_buffer_load(s.buffer, idx);
-      update = make_store(s.buffer, idx, combine(r->combiner, acc, src));
+      update = make_store(s.buffer, idx, combine(*r, acc, src));
       if (r->condition.defined()) {
         update = make_if(lower_loads(substitute(r->condition, vals), st), update);
       }
-      init = make_store(s.buffer, idx, reduce_identity(r->combiner, st.op->dtype));
+      // TVM's init=: the reduction starts from that value (over the data axes) instead of the
+      // combiner's identity.
+      init = make_store(s.buffer, idx,
+                        r->init.defined()      ? lower_loads(substitute(r->init, vals), st)
+                        : r->reducer != nullptr ? r->reducer->identity
+                                                : reduce_identity(r->combiner, st.op->dtype));
       for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
         if (st.leaf_iter_vars[i]->kind == IterKind::kReduce) {
           first_reduce = i;

@@ -25,6 +25,8 @@ ExprKind combiner_op(ReduceKind k) {
       return ExprKind::kMax;
     case ReduceKind::kMin:
       return ExprKind::kMin;
+    case ReduceKind::kCustom:  // no intrinsic computes a user's reducer; the combiner never matches
+      return ExprKind::kOr;
   }
   return ExprKind::kAdd;
 }

@@ -22,6 +22,9 @@ struct OperationNode {
   std::string name;
   DType dtype;
   std::vector<int64_t> shape;
+  // Empty unless a dimension is symbolic (uses size variables): then one expression per
+  // dimension, and `shape` holds stand-ins (1) that nothing but schedule primitives may read.
+  std::vector<Expr> sym_shape;
   // Compute only: one data-parallel axis per output dimension, the reduce axes the body uses
   // (in the order of the Reduce node), and the body. A reduction's body is a Reduce node.
   std::vector<IterVar> axis;

@@ -51,7 +51,7 @@ class BodyChecker : public IRVisitor {
 
  protected:
   void visit_Var(const VarNode* op, const Expr&) override {
-    if (!allowed_.count(op->id)) {
+    if (!op->size_var && !allowed_.count(op->id)) {
       throw ExprError(str("compute '", name_, "': variable '", op->name,
                           "' is neither an axis of this compute nor a reduce axis of its "
                           "reduction; declare it with reduce_axis and reduce over it"));
@@ -73,7 +73,7 @@ class BodyChecker : public IRVisitor {
 };
 
 Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterVar>& axis,
-                    const Expr& where) {
+                    const Expr& where, const Expr& init, const CommReducer& reducer = nullptr) {
   if (!source.defined()) throw ExprError(str(reduce_kind_name(kind), ": missing source"));
   if (axis.empty())
     throw ExprError(str(reduce_kind_name(kind), ": needs at least one reduce axis"));
@@ -90,10 +90,130 @@ Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterV
     throw ExprError(str(reduce_kind_name(kind), ": where= must be a bool condition, got ",
                         dtype_name(where.dtype())));
   }
-  return make_reduce(kind, source, axis, where);
+  Expr start = init;
+  if (start.defined() && start.dtype() != source.dtype()) {
+    if (start.as<IntImmNode>() || start.as<FloatImmNode>()) {
+      start = cast(source.dtype(), start);  // a literal takes the reduction's type
+    } else {
+      throw ExprError(str(reduce_kind_name(kind), ": init= has type ", dtype_name(start.dtype()),
+                          " but the reduction's values are ", dtype_name(source.dtype()),
+                          "; cast it with .astype('", dtype_name(source.dtype()), "')"));
+    }
+  }
+  if (start.defined()) {
+    post_order_visit(start, [&](const Expr& e) {
+      const auto* v = e.as<VarNode>();
+      for (const IterVar& iv : axis) {
+        if (v && v == iv->var.get()) {
+          throw ExprError(str(reduce_kind_name(kind), ": init= uses reduce axis '", v->name,
+                              "'; the initial value depends on the data axes only"));
+        }
+      }
+    });
+  }
+  if (reducer && source.dtype() != reducer->lhs.dtype()) {
+    throw ExprError(str("comm_reducer '", reducer->name, "': it combines ",
+                        dtype_name(reducer->lhs.dtype()), " values but the source is ",
+                        dtype_name(source.dtype()), "; cast the source with .astype('",
+                        dtype_name(reducer->lhs.dtype()), "')"));
+  }
+  return make_reduce(kind, source, axis, where, start, reducer);
+}
+
+// A symbolic dimension: an integer expression whose variables are size variables; returns the
+// stand-in extent (the constant, or 1 when symbolic).
+int64_t check_sym_dim(const Expr& d, size_t i, const std::string& name) {
+  if (!d.defined() || !is_int(d.dtype())) {
+    throw ExprError(str("tensor '", name, "': dimension ", i, " must be an integer expression",
+                        d.defined() ? str(", got ", dtype_name(d.dtype())) : std::string()));
+  }
+  post_order_visit(d, [&](const Expr& e) {
+    const auto* v = e.as<VarNode>();
+    if (v && !v->size_var) {
+      throw ExprError(str("tensor '", name, "': dimension ", i, " uses variable '", v->name,
+                          "', which is not a size variable; make shape variables with te.var or "
+                          "te.size_var"));
+    }
+    if (!v && !e.as<IntImmNode>() && !BinaryNode::matches(e.kind()) && !e.as<CastNode>()) {
+      throw ExprError(str("tensor '", name, "': dimension ", i,
+                          " must be integer arithmetic on size variables and constants"));
+    }
+  });
+  if (const auto* c = d.as<IntImmNode>()) return c->value;
+  return 1;
+}
+
+// The shape of a tensor whose dimensions are expressions: constants and stand-ins, plus the
+// expressions when any is symbolic.
+std::vector<int64_t> sym_shape_standins(const std::vector<Expr>& shape, const std::string& name,
+                                        bool* symbolic) {
+  std::vector<int64_t> out;
+  *symbolic = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    out.push_back(check_sym_dim(shape[i], i, name));
+    *symbolic |= !shape[i].as<IntImmNode>();
+  }
+  return out;
 }
 
 }  // namespace
+
+std::vector<Var> size_vars_of(const Expr& e) {
+  std::vector<Var> out;
+  if (!e.defined()) return out;
+  post_order_visit(e, [&](const Expr& x) {
+    const auto* v = x.as<VarNode>();
+    if (!v || !v->size_var) return;
+    for (const Var& o : out) {
+      if (o.get() == v) return;
+    }
+    out.push_back(Var(x));
+  });
+  return out;
+}
+
+std::vector<Expr> shape_exprs(const Operation& op) {
+  if (!op->sym_shape.empty()) return op->sym_shape;
+  std::vector<Expr> out;
+  for (int64_t d : op->shape) out.push_back(make_int(d));
+  return out;
+}
+
+Tensor placeholder_sym(const std::vector<Expr>& shape, DType dtype, const std::string& name) {
+  bool symbolic = false;
+  std::vector<int64_t> standin = sym_shape_standins(shape, name, &symbolic);
+  Tensor t = placeholder(standin, dtype, name);
+  if (symbolic) std::const_pointer_cast<OperationNode>(t.op())->sym_shape = shape;
+  return t;
+}
+
+IterVar reduce_axis(int64_t min, const Expr& extent, const std::string& name) {
+  if (const auto* c = extent.as<IntImmNode>()) return reduce_axis(min, c->value, name);
+  check_sym_dim(extent, 0, "reduce_axis " + name);
+  IterVar iv = reduce_axis(min, int64_t{1}, name);
+  auto node = std::make_shared<IterVarNode>(*iv);
+  node->sym_extent = extent;
+  return node;
+}
+
+Tensor compute_sym(const std::vector<Expr>& shape, const ComputeFn& f, const std::string& name,
+               const std::vector<std::string>& axis_names, const std::optional<Work>& true_work) {
+  bool symbolic = false;
+  std::vector<int64_t> standin = sym_shape_standins(shape, name, &symbolic);
+  if (!symbolic) return compute(standin, f, name, axis_names, true_work);
+  // The axes get their symbolic extents before the body is built, so the body (and a reduction
+  // in it) sees the same IterVars lowering specializes.
+  std::vector<Expr> dims = shape;
+  Tensor t = compute(standin, f, name, axis_names, true_work);
+  auto node = std::const_pointer_cast<OperationNode>(t.op());
+  node->sym_shape = dims;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].as<IntImmNode>()) continue;
+    auto iv = std::const_pointer_cast<IterVarNode>(node->axis[i]);
+    iv->sym_extent = dims[i];
+  }
+  return t;
+}
 
 Tensor placeholder(const std::vector<int64_t>& shape, DType dtype, const std::string& name) {
   check_shape(shape, name);
@@ -152,6 +272,7 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
     BodyChecker inner(name, with_reduce);
     inner.visit(r->source);
     inner.visit(r->condition);
+    inner.visit(r->init);
     op->inputs = inner.inputs;
     op->reduce_axis = r->axis;
   } else {
@@ -164,14 +285,62 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
   return Tensor(op);
 }
 
-Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where) {
-  return make_reduction(ReduceKind::kSum, source, axis, where);
+Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where,
+         const Expr& init) {
+  return make_reduction(ReduceKind::kSum, source, axis, where, init);
 }
-Expr max_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where) {
-  return make_reduction(ReduceKind::kMax, source, axis, where);
+Expr max_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where,
+                const Expr& init) {
+  return make_reduction(ReduceKind::kMax, source, axis, where, init);
 }
-Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where) {
-  return make_reduction(ReduceKind::kMin, source, axis, where);
+Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where,
+                const Expr& init) {
+  return make_reduction(ReduceKind::kMin, source, axis, where, init);
+}
+
+CommReducer comm_reducer(const std::string& name, const Var& lhs, const Var& rhs,
+                         const Expr& combine, const Expr& identity) {
+  std::string what = str("comm_reducer '", name, "'");
+  if (lhs.dtype() != rhs.dtype()) throw ExprError(what + ": lhs and rhs differ in type");
+  DType t = lhs.dtype();
+  if (!combine.defined() || combine.dtype() != t) {
+    throw ExprError(str(what, ": fcombine must return a ", dtype_name(t), " expression",
+                        combine.defined() ? str(", got ", dtype_name(combine.dtype())) : ""));
+  }
+  post_order_visit(combine, [&](const Expr& e) {
+    const auto* v = e.as<VarNode>();
+    if (v && v != lhs.get() && v != rhs.get()) {
+      throw ExprError(str(what, ": fcombine uses variable '", v->name,
+                          "'; it may use only its two arguments and constants"));
+    }
+    if (e.as<ProducerLoadNode>() || e.as<ReduceNode>()) {
+      throw ExprError(str(what, ": fcombine may not read tensors or reduce; it combines two "
+                          "values"));
+    }
+  });
+  Expr id = identity;
+  if (id.defined() && id.dtype() != t) {  // a literal takes the reducer's type
+    if (const auto* c = id.as<IntImmNode>()) {
+      id = is_float(t) ? make_const(t, double(c->value)) : make_int(c->value, t);
+    } else if (const auto* f = id.as<FloatImmNode>(); f && is_float(t)) {
+      id = make_const(t, f->value);
+    }
+  }
+  if (!id.defined() || id.dtype() != t || !(id.as<IntImmNode>() || id.as<FloatImmNode>())) {
+    throw ExprError(str(what, ": fidentity must give a ", dtype_name(t), " constant"));
+  }
+  auto r = std::make_shared<CommReducerNode>();
+  r->name = name;
+  r->lhs = lhs;
+  r->rhs = rhs;
+  r->combine = combine;
+  r->identity = id;
+  return r;
+}
+
+Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vector<IterVar>& axis,
+                 const Expr& where, const Expr& init) {
+  return make_reduction(ReduceKind::kCustom, source, axis, where, init, reducer);
 }
 
 Expr reduce_identity(ReduceKind k, DType t) {

@@ -38,10 +38,43 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
                const std::vector<std::string>& axis_names = {},
                const std::optional<Work>& true_work = std::nullopt);
 
+// Symbolic shapes (TVM's te.var / te.size_var), the _sym forms: a dimension may be an integer
+// expression of size variables (Var::size). Such a tensor's `shape` holds stand-ins and its
+// `sym_shape` the expressions; lowering needs every size bound to a number first
+// (schedule/specialize.h). A dimension that is a constant expression is a constant dimension.
+// ExprError for a float or bool dimension, or one that uses a variable that is not a size variable
+// (naming the tensor).
+Tensor placeholder_sym(const std::vector<Expr>& shape, DType dtype, const std::string& name);
+Tensor compute_sym(const std::vector<Expr>& shape, const ComputeFn& f, const std::string& name,
+                   const std::vector<std::string>& axis_names = {},
+                   const std::optional<Work>& true_work = std::nullopt);
+// A reduce axis over [min, min + extent) with a symbolic extent (a constant one is the int form).
+IterVar reduce_axis(int64_t min, const Expr& extent, const std::string& name);
+// The size variables `e` uses, in order of first appearance.
+std::vector<Var> size_vars_of(const Expr& e);
+// A tensor's shape as expressions (its sym_shape when symbolic, else its constants).
+std::vector<Expr> shape_exprs(const Operation& op);
+// Whether a tensor's shape is symbolic.
+inline bool is_symbolic(const Operation& op) { return !op->sym_shape.empty(); }
+
 // Reductions (the whole compute body must be one of these).
-Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr());
-Expr max_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr());
-Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr());
+// `init` (TVM's init=), when given, is the value the reduction starts from instead of the
+// identity: an expression over the compute's data axes (it may read tensors) in the source's type.
+Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr(),
+         const Expr& init = Expr());
+Expr max_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr(),
+                const Expr& init = Expr());
+Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr& where = Expr(),
+                const Expr& init = Expr());
+
+// A user's commutative reducer (TVM's te.comm_reducer): `combine` over the variables lhs and rhs
+// (of one type; it may use nothing else: no tensor reads, no other variables) and `identity`, a
+// constant of that type. ExprError naming the reducer otherwise.
+CommReducer comm_reducer(const std::string& name, const Var& lhs, const Var& rhs,
+                         const Expr& combine, const Expr& identity);
+// A reduction with a user's reducer; the source must have the reducer's type.
+Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vector<IterVar>& axis,
+                 const Expr& where = Expr(), const Expr& init = Expr());
 
 // The identity of a reduction in type t (0 for sum, the lowest value for max, ...).
 Expr reduce_identity(ReduceKind k, DType t);

@@ -11,6 +11,7 @@
 
 #include "compiler/build.h"
 #include "compiler/ir/ir_printer.h"
+#include "schedule/specialize.h"
 #include "python/src/array_arg.h"
 #include "python/src/py_handles.h"
 #include "runtime/base/error.h"
@@ -108,6 +109,15 @@ void bind_runtime(py::module_& m) {
   py::class_<NDArray>(m, "NDArray", py::buffer_protocol())
       .def_property_readonly("shape", [](const NDArray& a) { return a.shape(); })
       .def_property_readonly("dtype", [](const NDArray& a) { return dtype_name(a.dtype()); })
+      // TVM's NDArray.numpy() / asnumpy(): a numpy copy of the array.
+      .def("numpy",
+           [](const py::object& self) {
+             return py::module_::import("numpy").attr("array")(self, py::arg("copy") = true);
+           })
+      .def("asnumpy",
+           [](const py::object& self) {
+             return py::module_::import("numpy").attr("array")(self, py::arg("copy") = true);
+           })
       .def_buffer([](NDArray& a) {
         std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end());
         std::vector<py::ssize_t> strides(shape.size());
@@ -190,6 +200,39 @@ void bind_runtime(py::module_& m) {
                    r.results.size(), " repeat(s))");
       });
   m.def("load_module", &CpuModule::load);
+
+  // Symbolic shapes (schedule/specialize.h): what python/tessera/symbolic.py needs.
+  m.def("_schedule_size_vars", [](Schedule& s, const std::vector<Tensor>& args) {
+    std::vector<Expr> out;
+    for (const Var& v : schedule_size_vars(s, args)) out.push_back(v);
+    return out;
+  });
+  m.def("_bind_sizes", [](const std::vector<Tensor>& args,
+                          const std::vector<std::vector<int64_t>>& shapes,
+                          const std::vector<std::pair<Expr, int64_t>>& preset,
+                          const std::vector<Expr>& needed) {
+    SizeBinding p;
+    for (const auto& [v, value] : preset) p[Var(v)] = value;
+    std::vector<Var> need;
+    for (const Expr& v : needed) need.push_back(Var(v));
+    std::vector<std::pair<Expr, int64_t>> out;
+    for (const auto& [v, value] : bind_sizes(args, shapes, p, need)) out.push_back({v, value});
+    return out;
+  });
+  m.def("_specialize", [](Schedule& s, const std::vector<Tensor>& args,
+                          const std::vector<std::pair<Expr, int64_t>>& sizes) {
+    SizeBinding b;
+    for (const auto& [v, value] : sizes) {
+      const auto* node = v.as<VarNode>();
+      if (!node || !node->size_var) {
+        throw ArgumentError(str("sizes: key ", to_string(v),
+                                " is not a size variable (made by te.var or te.size_var)"));
+      }
+      b[Var(v)] = value;
+    }
+    Specialized sp = specialize(s, args, b);
+    return std::make_pair(sp.schedule, sp.args);
+  });
 
   // target: "c", "npu" (npu-v1) or an npu.Target; C++ decides what each means.
   m.def(

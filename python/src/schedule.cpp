@@ -39,6 +39,14 @@ void bind_schedule(py::module_& m) {
       .def_property_readonly("leaf_iter_vars",
                              [](const Stage& s) { return py_ivs(s.node()->leaf_iter_vars); })
       .def_property_readonly("scope", [](const Stage& s) { return s.node()->scope; })
+      // s[C].rfactor(k, factor_axis): the schedule's rfactor of the stage's tensor.
+      .def(
+          "rfactor",
+          [](Stage& s, const py::object& axis, int factor_axis) {
+            return s.schedule()->rfactor(Tensor(s.node()->origin_op), as_iv(axis, s, "rfactor"),
+                                         factor_axis);
+          },
+          py::arg("axis"), py::arg("factor_axis") = 0)
       .def(
           "split",
           [](Stage& s, const py::object& axis, const py::object& factor, const py::object& nparts) {
@@ -146,6 +154,10 @@ void bind_schedule(py::module_& m) {
           },
           py::arg("tensor"), py::arg("scope"), py::arg("readers"))
       .def("cache_write", &Schedule::cache_write, py::arg("tensor"), py::arg("scope"))
+      .def("rfactor", &Schedule::rfactor, py::arg("tensor"), py::arg("axis"),
+           py::arg("factor_axis") = 0,
+           "TVM's s.rfactor(C, ki, factor_axis=0): partial reductions over axis `ki` in a new "
+           "stage (returned), and C's stage reducing them.")
       .def("__str__", &Schedule::to_string);
 
   py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")

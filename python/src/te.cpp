@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "compiler/ir/equal.h"
 #include "compiler/ir/ir_printer.h"
 #include "python/src/py_args.h"
 #include "python/src/py_handles.h"
@@ -54,6 +55,14 @@ bool is_float_literal(const py::handle& h) {
 
 bool is_literal(const py::handle& h) {
   return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
+}
+
+// A tensor's shape as text, symbolic dimensions as their expressions.
+std::string shape_str(const Tensor& t) {
+  std::vector<Expr> d = shape_exprs(t.op());
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + to_string(d[i]);
+  return s + (d.size() == 1 ? ",)" : ")");
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
@@ -129,6 +138,16 @@ py::object index_tensor(const Tensor& t, const py::handle& key, std::vector<Expr
   return py::cast(t(idx));
 }
 
+// Two tensors of one shape (symbolic dimensions compared as expressions).
+bool same_shape(const Tensor& a, const Tensor& b) {
+  std::vector<Expr> x = shape_exprs(a.op()), y = shape_exprs(b.op());
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!structural_equal(x[i], y[i])) return false;
+  }
+  return true;
+}
+
 // Tensor arithmetic, as TVM's operator overloads on te.Tensor (topi's elementwise operators):
 // an elementwise compute named `name` over tensors of one shape, with a Python number or a
 // scalar Expr broadcast to every element. Python numbers take the tensor's type.
@@ -138,10 +157,10 @@ Tensor elementwise(ExprKind k, const char* name, const py::object& a, const py::
   for (const py::object* o : {&a, &b}) {
     if (py::isinstance<Tensor>(*o)) {
       Tensor t = o->cast<Tensor>();
-      if (t.shape() != ref.shape()) {
+      if (!same_shape(t, ref)) {
         throw ExprError(str("tensor arithmetic '", name, "': tensor '", ref.name(), "' has shape ",
-                            shape_str(ref.shape()), " but tensor '", t.name(), "' has shape ",
-                            shape_str(t.shape()),
+                            shape_str(ref), " but tensor '", t.name(), "' has shape ",
+                            shape_str(t),
                             "; elementwise operators take tensors of one shape or a scalar (TVM's "
                             "topi broadcasts other shapes: write that as a te.compute)"));
       }
@@ -154,8 +173,8 @@ Tensor elementwise(ExprKind k, const char* name, const py::object& a, const py::
   }
   std::vector<std::string> axes;
   for (int d = 0; d < ref.ndim(); ++d) axes.push_back(str("ax", d));
-  return compute(
-      ref.shape(),
+  return compute_sym(
+      shape_exprs(ref.op()),
       [&](const std::vector<Var>& vars) {
         std::vector<Expr> idx(vars.begin(), vars.end());
         auto operand = [&](const py::object& o) -> py::object {
@@ -179,6 +198,38 @@ std::vector<int64_t> to_shape(const py::handle& shape, const std::string& what) 
     out.push_back(int64_arg<ExprError>(d, str(what, ": shape[", out.size(), "]")));
   }
   return out;
+}
+
+// A shape that may hold size variables (te.var) or expressions of them: its dimensions as
+// expressions (integers become int32 constants).
+bool is_sym_dim(const py::handle& d) { return py::isinstance<Expr>(d); }
+std::vector<Expr> to_sym_shape(const py::handle& shape, const std::string& what) {
+  std::vector<Expr> out;
+  auto one = [&](const py::handle& d) {
+    if (is_sym_dim(d)) return out.push_back(d.cast<Expr>());
+    int64_t v = int64_arg<ExprError>(d, str(what, ": shape[", out.size(), "]"));
+    if (v < INT32_MIN || v > INT32_MAX) {
+      throw ExprError(str(what, ": shape[", out.size(), "] = ", v, " exceeds the int32 range"));
+    }
+    out.push_back(make_int(v));
+  };
+  if (is_sym_dim(shape)) {
+    one(shape);
+  } else if (PySequence_Check(shape.ptr()) && !py::isinstance<py::str>(shape)) {
+    for (const py::handle& d : shape) one(d);
+  }
+  return out;
+}
+bool has_sym_dim(const py::handle& shape) {
+  if (is_sym_dim(shape)) return true;
+  if (!PySequence_Check(shape.ptr()) || py::isinstance<py::str>(shape) ||
+      py::isinstance<py::bytes>(shape)) {
+    return false;
+  }
+  for (const py::handle& d : shape) {
+    if (is_sym_dim(d)) return true;
+  }
+  return false;
 }
 
 // The axes of a reduction: reduce axes made by te.reduce_axis (an axis or a list of them).
@@ -260,7 +311,12 @@ void bind_te(py::module_& m) {
   expr.def_property_readonly("dtype", [](const Expr& e) { return dtype_name(e.dtype()); })
       .def("__str__", [](const Expr& e) { return to_string(e); })
       .def("__repr__", [](const Expr& e) { return "Expr(" + to_string(e) + ")"; })
-      .def("same_as", &Expr::same_as);
+      .def("same_as", &Expr::same_as)
+      .def_property_readonly("is_size_var",
+                             [](const Expr& e) {
+                               const auto* v = e.as<VarNode>();
+                               return v != nullptr && v->size_var;
+                             });
   add_operators(expr);
   // `i == j` builds an expression, as in TVM; hashing falls back to identity.
   expr.def("__eq__",
@@ -273,8 +329,17 @@ void bind_te(py::module_& m) {
   iv.def_property_readonly("var", [](const IterVarNode& n) -> Expr { return n.var; })
       .def_property_readonly("name", [](const IterVarNode& n) { return n.var.name(); })
       .def_property_readonly("dom",
-                             [](const IterVarNode& n) { return py::make_tuple(n.min, n.extent); })
-      .def_property_readonly("extent", [](const IterVarNode& n) { return n.extent; })
+                             [](const IterVarNode& n) {
+                               return n.sym_extent.defined()
+                                          ? py::make_tuple(n.min, py::cast(n.sym_extent))
+                                          : py::make_tuple(n.min, n.extent);
+                             })
+      // A symbolic axis's extent is an expression of size variables (as TVM's dom.extent).
+      .def_property_readonly("extent",
+                             [](const IterVarNode& n) -> py::object {
+                               if (n.sym_extent.defined()) return py::cast(n.sym_extent);
+                               return py::cast(n.extent);
+                             })
       .def_property_readonly("is_reduce",
                              [](const IterVarNode& n) { return n.kind == IterKind::kReduce; })
       .def_property_readonly("dtype",
@@ -310,7 +375,15 @@ void bind_te(py::module_& m) {
       .def_property_readonly("shape",
                              [](const Tensor& t) {
                                py::tuple s(t.shape().size());
-                               for (size_t i = 0; i < t.shape().size(); ++i) s[i] = t.shape()[i];
+                               for (size_t i = 0; i < t.shape().size(); ++i) {
+                                 const Expr* d = is_symbolic(t.op()) ? &t.op()->sym_shape[i]
+                                                                     : nullptr;
+                                 if (d && !d->as<IntImmNode>()) {
+                                   s[i] = py::cast(*d);
+                                 } else {
+                                   s[i] = t.shape()[i];
+                                 }
+                               }
                                return s;
                              })
       .def_property_readonly("ndim", &Tensor::ndim)
@@ -328,8 +401,8 @@ void bind_te(py::module_& m) {
            [](const Tensor& t) {
              std::vector<std::string> axes;
              for (int d = 0; d < t.ndim(); ++d) axes.push_back(str("ax", d));
-             return compute(
-                 t.shape(),
+             return compute_sym(
+                 shape_exprs(t.op()),
                  [&](const std::vector<Var>& v) {
                    return negate(t(std::vector<Expr>(v.begin(), v.end())));
                  },
@@ -379,10 +452,27 @@ void bind_te(py::module_& m) {
   te.def(
       "placeholder",
       [](const py::object& shape, const std::string& dtype, const std::string& name) {
+        if (has_sym_dim(shape)) {
+          return placeholder_sym(to_sym_shape(shape, str("te.placeholder '", name, "'")),
+                                 dtype_from(dtype), name);
+        }
         return placeholder(to_shape(shape, str("te.placeholder '", name, "'")), dtype_from(dtype),
                            name);
       },
       py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder");
+
+  // te.var / te.size_var: a size variable (a symbolic extent, bound when the kernel is called).
+  te.def(
+      "_size_var",
+      [](const std::string& name, const std::string& dtype) {
+        DType t = dtype_from(dtype);
+        if (!is_int(t)) {
+          throw ExprError(str("te.var '", name, "': dtype ", dtype,
+                              "; size variables are integers (int32 or int64)"));
+        }
+        return static_cast<Expr>(Var::size(name, t));
+      },
+      py::arg("name"), py::arg("dtype") = "int32");
 
   te.def(
       "reduce_axis",
@@ -395,6 +485,12 @@ void bind_te(py::module_& m) {
               str(what, ": dom must be a pair (min, end) of integers, got ", describe_py(dom)));
         }
         py::sequence d = dom.cast<py::sequence>();
+        if (is_sym_dim(d[1])) {  // a symbolic end: te.reduce_axis((0, n))
+          int64_t lo = int64_arg<ExprError>(d[0], what + ": dom[0] (min)");
+          Expr end = d[1].cast<Expr>();
+          Expr extent = lo == 0 ? end : binary_op(ExprKind::kSub, end, int_literal(lo, end.dtype()));
+          return py_iv(reduce_axis(lo, extent, name));
+        }
         int64_t lo = int64_arg<ExprError>(d[0], what + ": dom[0] (min)");
         int64_t hi = int64_arg<ExprError>(d[1], what + ": dom[1] (end)");
         // end - min in int128 terms: both are int64, so the difference may not fit int64.
@@ -410,38 +506,79 @@ void bind_te(py::module_& m) {
                         const std::optional<std::tuple<uint64_t, uint64_t, uint64_t>>& work) {
     std::optional<Work> true_work;
     if (work) true_work = Work{std::get<0>(*work), std::get<1>(*work), std::get<2>(*work)};
-    return compute(
-        to_shape(shape, str("te.compute '", name, "'")),
-        [&](const std::vector<Var>& vars) {
-          py::tuple args(vars.size());
-          for (size_t i = 0; i < vars.size(); ++i)
-            args[i] = py::cast(static_cast<const Expr&>(vars[i]));
-          return to_expr(f(*args));
-        },
-        name, axis_names, true_work);
+    auto body = [&](const std::vector<Var>& vars) {
+      py::tuple args(vars.size());
+      for (size_t i = 0; i < vars.size(); ++i)
+        args[i] = py::cast(static_cast<const Expr&>(vars[i]));
+      py::object value = f(*args);
+      if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
+        throw ExprError(str("te.compute '", name, "': the function returns ", py::len(value),
+                            " values; TVM makes that a multi-output compute (a list of tensors "
+                            "computed in one loop nest), tessera computes one output per "
+                            "compute: write one te.compute per value (to share a loop nest, "
+                            "compute_at one stage into a loop of the other)"));
+      }
+      return to_expr(value);
+    };
+    if (has_sym_dim(shape)) {
+      return compute_sym(to_sym_shape(shape, str("te.compute '", name, "'")), body, name,
+                         axis_names, true_work);
+    }
+    return compute(to_shape(shape, str("te.compute '", name, "'")), body, name, axis_names,
+                   true_work);
   });
 
   auto reduction = [](ReduceKind k) {
-    return [k](const py::object& source, const py::object& axis, const py::object& where) {
+    return [k](const py::object& source, const py::object& axis, const py::object& where,
+               const py::object& init) {
       std::vector<IterVar> axes = to_reduce_axes(axis, k == ReduceKind::kSum   ? "sum"
                                                        : k == ReduceKind::kMax ? "max"
                                                                                : "min");
       Expr w = where.is_none() ? Expr() : to_expr(where);
       Expr s = to_expr(source);
+      Expr i = init.is_none() ? Expr() : to_expr(init, s.dtype());  // a literal takes s's type
       switch (k) {
         case ReduceKind::kSum:
-          return sum(s, axes, w);
+          return sum(s, axes, w, i);
         case ReduceKind::kMax:
-          return max_reduce(s, axes, w);
+          return max_reduce(s, axes, w, i);
         case ReduceKind::kMin:
-          return min_reduce(s, axes, w);
+          return min_reduce(s, axes, w, i);
       }
       return Expr();
     };
   };
-  te.def("_sum", reduction(ReduceKind::kSum));
-  te.def("_max_reduce", reduction(ReduceKind::kMax));
-  te.def("_min_reduce", reduction(ReduceKind::kMin));
+  te.def("_sum", reduction(ReduceKind::kSum), py::arg("source"), py::arg("axis"),
+         py::arg("where") = py::none(), py::arg("init") = py::none());
+  te.def("_max_reduce", reduction(ReduceKind::kMax), py::arg("source"), py::arg("axis"),
+         py::arg("where") = py::none(), py::arg("init") = py::none());
+  te.def("_min_reduce", reduction(ReduceKind::kMin), py::arg("source"), py::arg("axis"),
+         py::arg("where") = py::none(), py::arg("init") = py::none());
+  // te.comm_reducer's reduction: the reducer is built for the source's type (fcombine over two
+  // variables of it, fidentity(dtype)), then the reduction.
+  te.def("_comm_reduce", [](const std::string& name, const py::function& fcombine,
+                            const py::function& fidentity, const py::object& source,
+                            const py::object& axis, const py::object& where,
+                            const py::object& init) {
+    std::vector<IterVar> axes = to_reduce_axes(axis, "comm_reducer");
+    Expr s = to_expr(source);
+    DType t = s.dtype();
+    Var lhs("x", t), rhs("y", t);
+    py::object c = fcombine(py::cast(static_cast<const Expr&>(lhs)),
+                            py::cast(static_cast<const Expr&>(rhs)));
+    if (py::isinstance<py::tuple>(c) || py::isinstance<py::list>(c)) {
+      throw ExprError(str("te.comm_reducer '", name, "': fcombine returns a tuple; a reduction "
+                          "over tuples (TVM's argmax / argmin, two outputs reduced together) is "
+                          "not supported: reduce the value first (M = te.max(A[i, k], axis=k)), "
+                          "then the index in a second compute (te.min(te.if_then_else(A[i, k] == "
+                          "M[i], k, K), axis=k) gives the first index of the maximum)"));
+    }
+    Expr combine = to_expr(c, t);
+    Expr identity = to_expr(fidentity(dtype_name(t)), t);
+    Expr w = where.is_none() ? Expr() : to_expr(where);
+    Expr i = init.is_none() ? Expr() : to_expr(init, t);
+    return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), s, axes, w, i);
+  });
   te.def("_binary_max",
          [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
   te.def("_binary_min",

@@ -27,7 +27,18 @@ from ._tessera import ExprError as _ExprError
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
            "all", "any", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "floor", "ceil", "power",
-           "floordiv", "floormod", "requantize"]
+           "floordiv", "floormod", "requantize", "var", "size_var", "comm_reducer"]
+
+
+def var(name="tindex", dtype="int32"):
+    """A size variable (TVM's te.var): a symbolic extent for shapes, reduce axes and compute
+    bodies, bound from the arrays' shapes when a C module is called (tessera.symbolic)."""
+    return _te._size_var(name, dtype)
+
+
+def size_var(name="size", dtype="int32"):
+    """TVM's te.size_var: a size variable (tessera's size variables are all at least 1)."""
+    return _te._size_var(name, dtype)
 
 
 def compute(shape, fcompute, name="compute", true_work=None):
@@ -84,27 +95,50 @@ def _axes(axis):
     return axis if isinstance(axis, (list, tuple)) else [axis]
 
 
-def sum(expr, axis, where=None):  # noqa: A001  (TVM's name)
-    """Sum of `expr` over the reduce axis or axes `axis` (points where `where` is false skipped)."""
-    return _te._sum(expr, _axes(axis), where)
+def sum(expr, axis, where=None, init=None):  # noqa: A001  (TVM's name)
+    """Sum of `expr` over the reduce axis or axes `axis` (points where `where` is false skipped),
+    starting from `init` (an expression over the data axes, TVM's init=) instead of 0."""
+    return _te._sum(expr, _axes(axis), where, init)
 
 
-def max(a, b=None, axis=None, where=None):  # noqa: A001
-    """te.max(expr, axis=k) reduces; te.max(a, b) is the elementwise maximum."""
+def max(a, b=None, axis=None, where=None, init=None):  # noqa: A001
+    """te.max(expr, axis=k) reduces (from `init` when given); te.max(a, b) is the elementwise
+    maximum."""
     if axis is not None:
-        return _te._max_reduce(a, _axes(axis), where)
+        return _te._max_reduce(a, _axes(axis), where, init)
     if isinstance(b, (IterVar, list, tuple)):
-        return _te._max_reduce(a, _axes(b), where)
+        return _te._max_reduce(a, _axes(b), where, init)
     return _te._binary_max(a, b)
 
 
-def min(a, b=None, axis=None, where=None):  # noqa: A001
-    """te.min(expr, axis=k) reduces; te.min(a, b) is the elementwise minimum."""
+def min(a, b=None, axis=None, where=None, init=None):  # noqa: A001
+    """te.min(expr, axis=k) reduces (from `init` when given); te.min(a, b) is the elementwise
+    minimum."""
     if axis is not None:
-        return _te._min_reduce(a, _axes(axis), where)
+        return _te._min_reduce(a, _axes(axis), where, init)
     if isinstance(b, (IterVar, list, tuple)):
-        return _te._min_reduce(a, _axes(b), where)
+        return _te._min_reduce(a, _axes(b), where, init)
     return _te._binary_min(a, b)
+
+
+def comm_reducer(fcombine, fidentity, name="comm_reduce"):
+    """TVM's te.comm_reducer: a reduction from a commutative, associative combiner.
+
+        mysum = te.comm_reducer(lambda x, y: x + y, lambda t: te.const(0, dtype=t), name="mysum")
+        C = te.compute((n,), lambda i: mysum(A[i, k], axis=k), name="C")
+
+    fcombine(x, y) combines two values of the source's type (arithmetic, min/max, selects; no
+    tensor reads); fidentity(dtype) gives its identity. The reducer takes where= and init= as
+    te.sum does. Reductions over tuples (argmax) are not supported (ExprError says how to write
+    one)."""
+
+    def reducer(expr, axis, where=None, init=None):
+        if isinstance(expr, (tuple, list)):
+            return _te._comm_reduce(name, lambda x, y: (x, y), fidentity, expr[0], _axes(axis),
+                                    where, init)
+        return _te._comm_reduce(name, fcombine, fidentity, expr, _axes(axis), where, init)
+    reducer.__name__ = name
+    return reducer
 
 
 def if_then_else(cond, t, f):

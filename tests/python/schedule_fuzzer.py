@@ -56,6 +56,15 @@ INT_OK = {"matmul", "batch_matmul", "conv2d", "depthwise_conv2d", "max_pool2d", 
           "elementwise_chain", "dense_bias_relu"}
 
 
+# Symbolic shapes (te.var): operators whose builders use their sizes only in te calls, so that
+# they can be built over size variables; each schedule is built once and run at several sizes.
+SYMBOLIC_DIMS = {"matmul": ("M", "N", "K"), "batch_matmul": ("Bn", "M", "N", "K"),
+                 "transpose": ("M", "N"), "elementwise_chain": ("M", "N")}
+SYMBOLIC_ROTATION = list(SYMBOLIC_DIMS)
+# The extent random split factors are drawn for when an axis is symbolic.
+SYMBOLIC_EXTENT_HINT = 12
+
+
 def reason_of(err):
     """A short, stable reason for a ScheduleError: the primitive and the rule it broke."""
     msg = str(err)
@@ -79,6 +88,7 @@ class Fuzzer:
         self.built = 0
         self.built_by_op = collections.Counter()
         self.checked_with_second_compiler = 0
+        self.symbolic_runs = 0  # calls of symbolic schedules at one size, each checked
         self.rejected = collections.Counter()      # final verdict: rejected, by reason
         self.primitive_errors = collections.Counter()  # primitives refused along the way
 
@@ -128,7 +138,8 @@ class Fuzzer:
             choice = r.random()
             ax = leaves[int(r.integers(len(leaves)))]
             if choice < 0.3:
-                f = self._factor(max(1, ax.extent))
+                extent = ax.extent if isinstance(ax.extent, int) else SYMBOLIC_EXTENT_HINT
+                f = self._factor(max(1, extent))
                 if r.random() < 0.2:
                     self._try(lambda: st.split(ax, nparts=f))
                 else:
@@ -195,6 +206,37 @@ class Fuzzer:
                     f"wrong result:\n{s}\n{tessera.lower(s, case.args)}\n{e}") from None
         self.built += 1
         self.built_by_op[name] += 1
+
+    def one_symbolic(self, index, sizes_per_schedule=3):
+        """A random schedule over size variables: built once (a SymbolicModule), then called at
+        `sizes_per_schedule` random sizes; every call matches numpy or the schedule is rejected
+        with ScheduleError (at its first call, where it is specialized and lowered)."""
+        r = self.rng
+        name = SYMBOLIC_ROTATION[index % len(SYMBOLIC_ROTATION)]
+        dtype = "int32" if r.random() < 0.5 else "float32"
+        dims = {d: te.var(d) for d in SYMBOLIC_DIMS[name]}
+        case = BUILDERS[name](dtype=dtype, **dims)
+        s = self.random_schedule(case)
+        f = tessera.build(s, case.args, target="c", name=f"sym{index}")
+        assert isinstance(f, tessera.SymbolicModule)
+        for call in range(sizes_per_schedule):
+            sizes = {d: v for d, v in SMALL_SHAPES[name](r).items() if d in dims}
+            concrete = BUILDERS[name](dtype=dtype, **sizes)
+            try:
+                out, ref = op_defs.run_case(concrete, f, r)
+            except tessera.ScheduleError as e:
+                assert call == 0, f"symbolic schedule {index} rejected only at sizes {sizes}: {e}"
+                self.rejected["symbolic " + reason_of(e)] += 1
+                return
+            try:
+                op_defs.assert_matches(out, ref, dtype)
+            except AssertionError as e:
+                raise AssertionError(
+                    f"symbolic schedule {index} ({name}, {dtype}) at sizes {sizes} gave a wrong "
+                    f"result:\n{s}\n{tessera.lower(s, case.args, sizes=sizes)}\n{e}") from None
+            self.symbolic_runs += 1
+        self.built += 1
+        self.built_by_op["symbolic " + name] += 1
 
     def report(self):
         lines = [f"schedule fuzzer: {self.built} built and matched numpy, "

@@ -169,13 +169,18 @@ def test_cache_write_after_split_is_rejected():
         s.cache_write(C, "local")
 
 
-def test_compute_at_target_split_after_attaching_is_rejected_at_lowering():
+def test_compute_at_target_split_after_attaching_moves_to_the_inner_loop():
+    # Legalized as TVM does (it was an error before issue 13): the attach point follows the split.
     A, B, C = two_stage()
     s = te.create_schedule(C.op)
     s[B].compute_at(s[C], C.op.axis[0])
     s[C].split(C.op.axis[0], factor=2)
-    with pytest.raises(tessera.ScheduleError, match=r"axis 'i' is no longer a loop of 'C'"):
-        tessera.lower(s, [A, C])
+    assert "at C.i.inner" in str(s)
+    a = np.random.default_rng(0).standard_normal((8, 8)).astype("float32")
+    c = np.zeros((8, 8), "float32")
+    tessera.build(s, [A, C], target="c")(a, c)
+    np.testing.assert_array_equal(c, (a + np.float32(1.0)) * np.float32(2.0))
+
 
 
 def test_mixing_int32_and_float32_is_rejected():

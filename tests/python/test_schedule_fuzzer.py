@@ -31,3 +31,19 @@ def test_random_schedules_build_correctly_or_are_rejected(capsys):
     # the class that found GCC's miscompile.
     assert fz.built >= COUNT // 2
     assert fz.built_by_op["batch_matmul_int"] >= COUNT // 20
+
+
+SYMBOLIC_COUNT = int(os.environ.get("TESSERA_FUZZ_SYMBOLIC_SCHEDULES", "40"))
+
+
+def test_random_schedules_over_symbolic_shapes_match_numpy_at_several_sizes(capsys):
+    """Schedules over te.var sizes: built once, each run at three random sizes (odd ones and
+    sizes the split factors do not divide included) against numpy, or rejected."""
+    fz = Fuzzer(SEED + 1)
+    for i in range(SYMBOLIC_COUNT):
+        fz.one_symbolic(i)
+    with capsys.disabled():
+        print("\n" + fz.report() + f"\n  symbolic calls checked: {fz.symbolic_runs}")
+    assert fz.built + sum(fz.rejected.values()) == SYMBOLIC_COUNT
+    assert fz.built >= SYMBOLIC_COUNT // 2
+    assert fz.symbolic_runs == 3 * fz.built

@@ -321,3 +321,191 @@ def test_time_evaluator_of_an_unknown_function_is_rejected():
     with pytest.raises(tessera.ArgumentError, match=r"number and repeat must be at least 1, got "
                                                     r"number=0, repeat=1"):
         f.time_evaluator("mm", number=0)
+
+
+# ---- te.sum(..., init=) -------------------------------------------------------------------------
+
+def test_sum_with_init_starts_from_a_tensor_value():
+    n, k_ext = 6, 5
+    A = te.placeholder((n, k_ext), dtype="int32", name="A")
+    X = te.placeholder((n,), dtype="int32", name="X")
+    k = te.reduce_axis((0, k_ext), name="k")
+    C = te.compute((n,), lambda i: te.sum(A[i, k], axis=k, init=X[i]), name="C")
+    s = te.create_schedule(C.op)
+    ko, ki = s[C].split(k, factor=2)
+    a = np.random.default_rng(3).integers(-9, 9, (n, k_ext)).astype("int32")
+    x = np.random.default_rng(4).integers(-99, 99, n).astype("int32")
+    (c,) = run(s, [A, X, C], [a, x])
+    np.testing.assert_array_equal(c, x + a.sum(axis=1))
+
+
+def test_max_with_a_literal_init_and_where():
+    A = te.placeholder((4, 7), name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    C = te.compute((4,), lambda i: te.max(A[i, k], axis=k, where=k > 2, init=0.5), name="C")
+    a = np.random.default_rng(5).standard_normal((4, 7)).astype("float32")
+    (c,) = run(te.create_schedule(C.op), [A, C], [a])
+    np.testing.assert_array_equal(c, np.maximum(a[:, 3:].max(axis=1), np.float32(0.5)))
+
+
+def test_sum_init_with_compute_at_producer_and_cache_write():
+    A = te.placeholder((8, 6), dtype="int32", name="A")
+    B = te.compute((8,), lambda i: i * 10, name="B")
+    k = te.reduce_axis((0, 6), name="k")
+    C = te.compute((8,), lambda i: te.sum(A[i, k], axis=k, init=B[i]), name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    xo, xi = s[C].split(s[C].op.axis[0], factor=3)
+    s[CC].compute_at(s[C], xo)
+    s[B].compute_at(s[CC], s[CC].op.axis[0])
+    a = np.random.default_rng(6).integers(-9, 9, (8, 6)).astype("int32")
+    (c,) = run(s, [A, C], [a])
+    np.testing.assert_array_equal(c, np.arange(8) * 10 + a.sum(axis=1))
+
+
+def test_init_that_uses_the_reduce_axis_is_rejected():
+    A = te.placeholder((4, 5), name="A")
+    k = te.reduce_axis((0, 5), name="k")
+    with pytest.raises(tessera.ExprError, match="init= uses reduce axis 'k'"):
+        te.compute((4,), lambda i: te.sum(A[i, k], axis=k, init=A[i, k]), name="C")
+
+
+# ---- te.comm_reducer ------------------------------------------------------------------------------
+
+def test_comm_reducer_sum_matches_numpy():
+    mysum = te.comm_reducer(lambda x, y: x + y, lambda t: te.const(0, dtype=t), name="mysum")
+    A = te.placeholder((5, 9), dtype="int32", name="A")
+    k = te.reduce_axis((0, 9), name="k")
+    C = te.compute((5,), lambda i: mysum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    ko, ki = s[C].split(k, factor=4)
+    a = np.random.default_rng(7).integers(-50, 50, (5, 9)).astype("int32")
+    (c,) = run(s, [A, C], [a])
+    np.testing.assert_array_equal(c, a.sum(axis=1))
+
+
+def test_comm_reducer_with_a_select_combiner_and_init():
+    # The element of largest magnitude (ties keep the first value seen), from init 0.
+    absmax = te.comm_reducer(
+        lambda x, y: te.if_then_else(te.abs(y) > te.abs(x), y, x),
+        lambda t: te.const(0, dtype=t), name="absmax")
+    A = te.placeholder((4, 6), dtype="int32", name="A")
+    k = te.reduce_axis((0, 6), name="k")
+    C = te.compute((4,), lambda i: absmax(A[i, k], axis=k, init=1), name="C")
+    a = np.random.default_rng(8).integers(-99, 99, (4, 6)).astype("int32")
+    (c,) = run(te.create_schedule(C.op), [A, C], [a])
+    ref = []
+    for row in a:
+        acc = 1
+        for v in row:
+            acc = v if abs(v) > abs(acc) else acc
+        ref.append(acc)
+    np.testing.assert_array_equal(c, ref)
+
+
+def test_comm_reducer_on_a_tuple_says_how_to_write_argmax():
+    def fcombine(x, y):
+        lhs = te.if_then_else(x[1] >= y[1], x[0], y[0])
+        rhs = te.if_then_else(x[1] >= y[1], x[1], y[1])
+        return lhs, rhs
+
+    def fidentity(t0, t1):
+        return te.const(-1, t0), te.const(-3.4e38, t1)
+
+    argmax = te.comm_reducer(fcombine, fidentity, name="argmax")
+    A = te.placeholder((4, 6), name="A")
+    k = te.reduce_axis((0, 6), name="k")
+    with pytest.raises(tessera.ExprError, match=r"argmax.*te\.max.*te\.if_then_else"):
+        te.compute((4,), lambda i: argmax((k, A[i, k]), axis=k), name="C")
+
+
+def test_argmax_written_as_two_reductions_matches_numpy():
+    A = te.placeholder((5, 7), dtype="int32", name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    M = te.compute((5,), lambda i: te.max(A[i, k], axis=k), name="M")
+    k2 = te.reduce_axis((0, 7), name="k2")
+    idx = te.compute((5,), lambda i: te.min(te.if_then_else(A[i, k2] == M[i], k2, 7), axis=k2),
+                     name="idx")
+    a = np.random.default_rng(9).integers(-3, 3, (5, 7)).astype("int32")
+    (got,) = run(te.create_schedule(idx.op), [A, idx], [a])
+    np.testing.assert_array_equal(got, a.argmax(axis=1))
+
+
+# ---- rfactor ------------------------------------------------------------------------------------
+
+def _rowsum(n=5, k_ext=23, dtype="int32"):
+    A = te.placeholder((n, k_ext), dtype=dtype, name="A")
+    k = te.reduce_axis((0, k_ext), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    return A, k, B
+
+
+@pytest.mark.parametrize("factor", [4, 5, 23, 30])
+def test_rfactor_inner_part_of_a_split_matches_numpy(factor):
+    A, k, B = _rowsum()
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=factor)
+    BF = s.rfactor(B, ki)
+    assert BF.shape == (factor, 5)
+    s[BF].parallel(s[BF].op.axis[0])
+    a = np.random.default_rng(10).integers(-99, 99, (5, 23)).astype("int32")
+    (b,) = run(s, [A, B], [a])
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+
+
+def test_rfactor_outer_part_with_factor_axis_and_compute_at():
+    A, k, B = _rowsum(n=6, k_ext=17, dtype="float32")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=4)
+    BF = s[B].rfactor(ko, factor_axis=1)
+    assert BF.shape == (6, 5)
+    s[BF].compute_at(s[B], s[B].op.axis[0])
+    a = np.random.default_rng(11).integers(-8, 8, (6, 17)).astype("float32")
+    (b,) = run(s, [A, B], [a])
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+
+
+def test_rfactor_of_a_whole_reduce_axis_and_of_a_max():
+    A = te.placeholder((4, 9), dtype="int32", name="A")
+    k = te.reduce_axis((0, 9), name="k")
+    B = te.compute((4,), lambda i: te.max(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    BF = s.rfactor(B, k)
+    assert BF.shape == (9, 4)
+    a = np.random.default_rng(12).integers(-99, 99, (4, 9)).astype("int32")
+    (b,) = run(s, [A, B], [a])
+    np.testing.assert_array_equal(b, a.max(axis=1))
+
+
+def test_rfactor_of_a_non_reduction_is_rejected():
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    with pytest.raises(tessera.ScheduleError, match="'B' is not a reduction"):
+        s.rfactor(B, B.op.axis[0])
+
+
+def test_multi_output_compute_says_how_to_write_it():
+    A = te.placeholder((4,), name="A")
+    with pytest.raises(tessera.ExprError, match=r"'C': the function returns 2 values.*one "
+                                                 r"te\.compute per value"):
+        te.compute((4,), lambda i: (A[i] + 1.0, A[i] * 2.0), name="C")
+
+
+# ---- attach legalization ----------------------------------------------------------------------
+
+def test_split_and_fuse_after_compute_at_move_the_attach_point_as_tvm():
+    A = te.placeholder((12, 10), dtype="int32", name="A")
+    B = te.compute((12, 10), lambda i, j: A[i, j] * 3, name="B")
+    C = te.compute((12, 10), lambda i, j: B[i, j] - 1, name="C")
+    s = te.create_schedule(C.op)
+    i, j = s[C].op.axis
+    s[B].compute_at(s[C], i)
+    io, ii = s[C].split(i, factor=5)        # B moves to ii
+    assert "at C.i.inner" in str(s)
+    fused = s[C].fuse(io, ii)               # then to the fused loop
+    assert "at C.i.outer.i.inner.fused" in str(s)
+    s[C].parallel(fused)
+    a = np.random.default_rng(14).integers(-99, 99, (12, 10)).astype("int32")
+    (c,) = run(s, [A, C], [a])
+    np.testing.assert_array_equal(c, a * 3 - 1)

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "compiler/arith/box_bounds.h"
 #include "compiler/arith/const_fold.h"
 #include "compiler/arith/int_program.h"
 #include "compiler/arith/interval.h"
@@ -61,9 +62,11 @@ class Verifier : public IRVisitor {
     if (npu() && (reads_a_buffer(op->min) || reads_a_buffer(op->extent))) {
       fail(s, "a loop bound reads a buffer; NPU loop bounds are decided when the loops unroll");
     }
+    push_loop_range(op);
     scopes_.push_back({Scope::kLoop, op->var, op->min, op->extent});
     IRVisitor::visit_For(op, s);
     scopes_.pop_back();
+    box_.pop();
   }
   void visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
     if (npu() && reads_a_buffer(op->cond)) {
@@ -78,9 +81,18 @@ class Verifier : public IRVisitor {
   }
   void visit_LetStmt(const LetStmtNode* op, const Stmt& s) override {
     visit(op->value);
+    // The let's variable ranges over its value's bounds (a superset of the values it takes).
+    std::optional<BoxRange> v = op->value.dtype() == op->var.dtype() ? box_bounds(op->value, box_)
+                                                                     : std::optional<BoxRange>();
+    if (v) {
+      box_.push(op->var.node(), v->min, v->max);
+    } else {
+      box_.push_unbounded(op->var.node());
+    }
     scopes_.push_back({Scope::kLet, op->var, op->value});
     visit(op->body);
     scopes_.pop_back();
+    box_.pop();
   }
   void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
     if (npu()) {
@@ -165,8 +177,26 @@ class Verifier : public IRVisitor {
     }
   }
 
+  // The loop variable's range for the box proof: [min, min + extent - 1] over the enclosing box
+  // (for a tail tile, the largest extent any enclosing iteration gives); none when its bounds are
+  // not bounded there or the loop never runs (the general path decides those).
+  void push_loop_range(const ForNode* op) {
+    std::optional<BoxRange> mn = box_bounds(op->min, box_);
+    std::optional<BoxRange> ext = box_bounds(op->extent, box_);
+    int64_t hi;
+    if (mn && ext && ext->max > 0 && !__builtin_add_overflow(mn->max, ext->max - 1, &hi)) {
+      box_.push(op->var.node(), mn->min, hi);
+    } else {
+      box_.push_unbounded(op->var.node());
+    }
+  }
+
   // Does [first, end) lie in [0, limit) for every iteration of the enclosing loops (and guards)?
   bool within(const NpuTouch& r, int64_t limit) {
+    // The box proof first: with every enclosing loop and let variable anywhere in its range (a
+    // superset of the iterations that run; guards only remove some), by interval arithmetic. What
+    // it does not prove is decided below, as before.
+    if (box_range_within(r.first, r.end, limit, box_)) return true;
     // Lets, innermost first, substituted into the range.
     Expr first = r.first, end = r.end;
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -349,6 +379,7 @@ class Verifier : public IRVisitor {
   std::set<const BufferNode*> args_, live_;  // lookup only
   std::vector<std::string> stages_;
   std::vector<Scope> scopes_;
+  Box box_;  // the enclosing loop and let variables' ranges, for the box proof
   Stmt current_;
   int64_t budget_ = 0;
   std::string witness_;  // the iteration that broke the last exact check

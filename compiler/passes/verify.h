@@ -13,8 +13,10 @@
 //        on-chip buffer of the target (compiler/passes/npu_rules.h); every on-chip operand is
 //        allocated around its use and every DMA's DDR side is an argument; and the on-chip and
 //        DDR ranges each statement touches lie inside their buffers for every iteration of the
-//        loops around it (interval bounds over the loop ranges; where those are not tight
-//        enough, checked exactly by running the loops and guards).
+//        loops around it (first a box proof: interval arithmetic with every loop and let variable
+//        anywhere in its constant range, compiler/arith/box_bounds.h; then interval bounds over
+//        the loop ranges; where those are not tight enough, checked exactly by running the loops
+//        and guards).
 #pragma once
 
 #include "compiler/lowered_func.h"

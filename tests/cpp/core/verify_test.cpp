@@ -92,8 +92,8 @@ TEST(Verify, a_loop_whose_range_depends_on_an_outer_loop_is_bounded_without_runn
     Stmt inner = make_for(ii, make_int(0), min(make_int(48), make_int(rows) - Expr(io) * 48),
                           ForKind::kSerial, op);
     Stmt outer = make_for(io, make_int(0), make_int(5), ForKind::kSerial, inner);
-    return make_allocate(A, produce("A.acc", make_for(j, make_int(0), make_int(1 << 20),
-                                                      ForKind::kSerial, outer)));
+    return make_allocate(
+        A, produce("A.acc", make_for(j, make_int(0), make_int(1 << 20), ForKind::kSerial, outer)));
   };
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(internal_error_of(func(X, nest(200)), kNpu), "");
@@ -101,6 +101,25 @@ TEST(Verify, a_loop_whose_range_depends_on_an_outer_loop_is_bounded_without_runn
   std::string m = internal_error_of(func(X, nest(240)), kNpu);
   EXPECT_CONTAINS(m, "touches rows");
   EXPECT_CONTAINS(m, "which has 200 rows");
+}
+
+TEST(Verify, a_row_through_a_let_is_bounded_by_the_lets_value) {
+  // for i in [0, 8): let r = i * 3 in a vector op on rows r and r + 2 of a 24-row buffer: in
+  // range (the box proof sees r in [0, 21]); with 23 rows, the last iteration is out.
+  Buffer X = make_buffer("X", DType::kInt8, {16});
+  Var i("i"), r("r");
+  auto nest = [&](int64_t rows) {
+    Buffer A = make_buffer("A.acc", DType::kInt32, {rows, 16}, "acc");
+    Stmt op = make_npu_vector(npu::VecOp::kAdd, A, Expr(r), A, Expr(r) + 2, A, Expr(r));
+    Stmt let = make_let(r, Expr(i) * 3, op);
+    return make_allocate(
+        A, produce("A.acc", make_for(i, make_int(0), make_int(8), ForKind::kSerial, let)));
+  };
+  EXPECT_EQ(internal_error_of(func(X, nest(24)), kNpu), "");
+  std::string m = internal_error_of(func(X, nest(23)), kNpu);
+  EXPECT_CONTAINS(m,
+                  "the vector source touches rows [(r + 2), (r + 3)) of 'A.acc', which has 23 "
+                  "rows, for some iteration of the loops around it (23..24 with i = 7, r = 21)");
 }
 
 TEST(Verify, on_chip_operand_outside_its_allocation_is_an_internal_error) {

@@ -16,21 +16,17 @@
 #include "compiler/ir/equal.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/substitute.h"
+#include "tests/cpp/core/int_reference.h"
 
 namespace tessera {
 namespace {
 
-// Floor division and modulo, written out again here so the test does not trust the code under
-// test.
-int64_t fdiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t fmod(int64_t a, int64_t b) { return a - fdiv(a, b) * b; }
+using int_reference::fdiv;
+using int_reference::fmod;
 
 // Value of e with variables bound by `env`. Every result is wrapped to e's type, as the C backend
-// would. Sets *too_big when an int32 intermediate leaves [-2^20, 2^20] (the generator then throws
-// the expression away: index arithmetic is assumed not to overflow).
+// would, except int32: sets *too_big when an int32 intermediate leaves [-2^20, 2^20] (the
+// generator then throws the expression away: index arithmetic is assumed not to overflow).
 int64_t wrap(int64_t v, DType t) {
   switch (t) {
     case DType::kInt8:

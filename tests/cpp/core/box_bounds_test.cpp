@@ -14,33 +14,14 @@
 #include <random>
 
 #include "compiler/ir/ir_printer.h"
+#include "tests/cpp/core/int_reference.h"
 
 namespace tessera {
 namespace {
 
-int64_t fdiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t fmod(int64_t a, int64_t b) { return a - fdiv(a, b) * b; }
-
-// Two's complement wrapping to t's width (int64 is left alone: the test keeps it small).
-int64_t wrap(int64_t v, DType t) {
-  switch (t) {
-    case DType::kBool:
-      return v != 0;
-    case DType::kInt8:
-      return static_cast<int8_t>(static_cast<uint8_t>(v & 0xff));
-    case DType::kUInt8:
-      return v & 0xff;
-    case DType::kInt16:
-      return static_cast<int16_t>(static_cast<uint16_t>(v & 0xffff));
-    case DType::kInt32:
-      return static_cast<int32_t>(static_cast<uint32_t>(v & 0xffffffffLL));
-    default:
-      return v;
-  }
-}
+using int_reference::fdiv;
+using int_reference::fmod;
+using int_reference::wrap;
 
 // e's value at a point; *undefined when it divides by zero there.
 int64_t eval(const Expr& e, const std::map<uint64_t, int64_t>& env, bool* undefined) {

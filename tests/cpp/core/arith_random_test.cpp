@@ -23,23 +23,13 @@ namespace {
 
 using int_reference::fdiv;
 using int_reference::fmod;
+using int_reference::for_each_point;
 
 // Value of e with variables bound by `env`. Every result is wrapped to e's type, as the C backend
 // would, except int32: sets *too_big when an int32 intermediate leaves [-2^20, 2^20] (the
 // generator then throws the expression away: index arithmetic is assumed not to overflow).
 int64_t wrap(int64_t v, DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return static_cast<int8_t>(static_cast<uint8_t>(v & 0xff));
-    case DType::kUInt8:
-      return v & 0xff;
-    case DType::kInt16:
-      return static_cast<int16_t>(static_cast<uint16_t>(v & 0xffff));
-    case DType::kBool:
-      return v != 0;
-    default:
-      return v;
-  }
+  return t == DType::kInt32 ? v : int_reference::wrap(v, t);
 }
 int64_t eval(const Expr& e, const std::map<uint64_t, int64_t>& env, bool* too_big) {
   auto ev = [&](const Expr& x) { return eval(x, env, too_big); };
@@ -158,21 +148,6 @@ class Gen {
   std::vector<Var> vars_;
   DType t_;
 };
-
-// Calls f(env) for every point of the box.
-template <typename F>
-void for_each_point(const std::vector<Var>& vars,
-                    const std::vector<std::pair<int64_t, int64_t>>& box, F f) {
-  std::map<uint64_t, int64_t> env;
-  std::function<void(size_t)> rec = [&](size_t i) {
-    if (i == vars.size()) return f(env);
-    for (int64_t v = box[i].first; v <= box[i].second; ++v) {
-      env[vars[i].id()] = v;
-      rec(i + 1);
-    }
-  };
-  rec(0);
-}
 
 struct Case {
   std::vector<Var> vars{Var("x"), Var("y"), Var("z")};

@@ -121,15 +121,9 @@ class Gen {
 // Calls f(env) for every point of the box.
 void for_each_point(const std::vector<Var>& vars, const std::vector<BoxRange>& box,
                     const std::function<void(const std::map<uint64_t, int64_t>&)>& f) {
-  std::map<uint64_t, int64_t> env;
-  std::function<void(size_t)> rec = [&](size_t i) {
-    if (i == vars.size()) return f(env);
-    for (int64_t v = box[i].min; v <= box[i].max; ++v) {
-      env[vars[i].id()] = v;
-      rec(i + 1);
-    }
-  };
-  rec(0);
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const BoxRange& r : box) ranges.emplace_back(r.min, r.max);
+  int_reference::for_each_point(vars, ranges, f);
 }
 
 TEST(BoxBounds, random_expressions_stay_inside_their_bounds_at_every_point) {

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "compiler/ir/ir.h"
 
@@ -32,6 +36,21 @@ inline int64_t wrap(int64_t v, DType t) {
     default:
       return v;
   }
+}
+
+// Calls f(env) for every point of the box: variable i over [box[i].first, box[i].second].
+template <typename F>
+void for_each_point(const std::vector<Var>& vars,
+                    const std::vector<std::pair<int64_t, int64_t>>& box, F f) {
+  std::map<uint64_t, int64_t> env;
+  std::function<void(size_t)> rec = [&](size_t i) {
+    if (i == vars.size()) return f(env);
+    for (int64_t v = box[i].first; v <= box[i].second; ++v) {
+      env[vars[i].id()] = v;
+      rec(i + 1);
+    }
+  };
+  rec(0);
 }
 
 }  // namespace int_reference

@@ -16,6 +16,9 @@ ray="$root/.venv/bin/ray"
 [ -x "$ray" ] || { echo "farm_test: $ray is missing (run scripts/setup.sh)" >&2; exit 1; }
 
 export RAY_USAGE_STATS_ENABLED=0
+# Our own loopback cluster, without token authentication even where the user has a Ray token
+# (~/.ray/auth_token makes a new head require one, which the nodes started here would not send).
+export RAY_AUTH_MODE=disabled
 # Workers import tessera from this tree (a user's farm installs the package instead).
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 # A node that goes away is noticed within a few seconds, not the default tens.

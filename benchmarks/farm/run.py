@@ -38,6 +38,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+# This run's own loopback cluster, without token authentication even where the user has a Ray
+# token (~/.ray/auth_token makes a new head require one, which the nodes started here would not
+# send).
+os.environ["RAY_AUTH_MODE"] = "disabled"
 # The cluster's workers import tessera from this tree (a farm installs the package instead).
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [os.path.abspath(os.path.join(ROOT, "python"))] + os.environ.get("PYTHONPATH", "").split(

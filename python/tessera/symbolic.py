@@ -66,6 +66,12 @@ def _binding(sizes, size_vars):
     return out
 
 
+def _specialize_sizes(sch, tensors, sizes):
+    """(schedule, args) of `sch` specialized to sizes= ({var or name: value})."""
+    return _tessera._specialize(sch, tensors,
+                                _binding(sizes, _tessera._schedule_size_vars(sch, tensors)))
+
+
 def _is_symbolic(sch, args):
     tensors, scalars = _split_args(args)
     return bool(scalars) or bool(_tessera._schedule_size_vars(sch, tensors))
@@ -80,11 +86,8 @@ def lower(*a, sizes=None, **kw):
             # TVM passes size variables among the arguments; the C++ lower names the variable.
             p["args"] = _split_args(args)[0]
         return _forward(_tessera.lower, p)
-    tensors, _ = _split_args(args)
-    spec, spec_args = _tessera._specialize(
-        sch, tensors, _binding(sizes, _tessera._schedule_size_vars(sch, tensors)))
     rest = {k: v for k, v in p.items() if k not in ("schedule", "args")}
-    return _tessera.lower(spec, spec_args, **rest)
+    return _tessera.lower(*_specialize_sizes(sch, _split_args(args)[0], sizes), **rest)
 
 
 def build(*a, sizes=None, **kw):
@@ -105,9 +108,7 @@ def build(*a, sizes=None, **kw):
     rest = {k: v for k, v in p.items() if k not in ("schedule", "args")}
     tensors, _ = _split_args(args)
     if sizes is not None:
-        spec, spec_args = _tessera._specialize(
-            sch, tensors, _binding(sizes, _tessera._schedule_size_vars(sch, tensors)))
-        return _tessera.build(spec, spec_args, **rest)
+        return _tessera.build(*_specialize_sizes(sch, tensors, sizes), **rest)
     target = rest.get("target", "c")
     if not (isinstance(target, str) and target == "c"):
         return _tessera.build(sch, tensors, **rest)  # TargetError naming the size variable
@@ -163,11 +164,13 @@ class SymbolicModule:
         key = tuple((str(v), value) for v, value in binding)
         mod = self._modules.get(key)
         if mod is None:
-            spec, spec_args = _tessera._specialize(self._sch, self._tensors, binding)
-            mod = _tessera.build(spec, spec_args, target="c", name=self._name,
-                                 compiler=self._compiler)
-            self._modules[key] = mod
+            mod = self._modules[key] = self._build(binding)
         return mod, arrays
+
+    def _build(self, binding):
+        spec, spec_args = _tessera._specialize(self._sch, self._tensors, binding)
+        return _tessera.build(spec, spec_args, target="c", name=self._name,
+                              compiler=self._compiler)
 
     def __call__(self, *args):
         mod, arrays = self._module_for(args)
@@ -175,10 +178,7 @@ class SymbolicModule:
 
     def specialized(self, **sizes):
         """The module built for the given sizes, by variable name (its .source shows the C)."""
-        spec, spec_args = _tessera._specialize(self._sch, self._tensors,
-                                               _binding(sizes, self._needed))
-        return _tessera.build(spec, spec_args, target="c", name=self._name,
-                              compiler=self._compiler)
+        return self._build(_binding(sizes, self._needed))
 
     def time_evaluator(self, func_name, dev=None, number=10, repeat=1):
         """TVM's time_evaluator: times the kernel for the sizes of the arrays it is called with."""

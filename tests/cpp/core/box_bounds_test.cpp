@@ -118,6 +118,12 @@ class Gen {
   std::mt19937 rng_;
 };
 
+// v over [lo, hi], in both the box under test and the test's own list of ranges.
+void add_range(const Var& v, int64_t lo, int64_t hi, std::vector<BoxRange>* ranges, Box* box) {
+  ranges->push_back({lo, hi});
+  box->push(v.node(), lo, hi);
+}
+
 // Calls f(env) for every point of the box.
 void for_each_point(const std::vector<Var>& vars, const std::vector<BoxRange>& box,
                     const std::function<void(const std::map<uint64_t, int64_t>&)>& f) {
@@ -139,9 +145,7 @@ TEST(BoxBounds, random_expressions_stay_inside_their_bounds_at_every_point) {
     for (const Var& v : vars) {
       int64_t lo = g.pick(-6, 6);
       if (g.pick(0, 7) == 0) lo = g.pick(0, 1) ? int_max_of(t) - g.pick(0, 6) : int_min_of(t);
-      int64_t hi = lo + g.pick(0, 4);
-      ranges.push_back({lo, hi});
-      box.push(v.node(), lo, hi);
+      add_range(v, lo, lo + g.pick(0, 4), &ranges, &box);
     }
     Expr e = g.expr(g.pick(1, 4), t, vars);
     // The expression itself, and its linear form (terms merged, coefficients wrapped).
@@ -176,9 +180,8 @@ TEST(BoxBounds, a_range_proved_within_its_buffer_is_within_at_every_point) {
     std::vector<BoxRange> ranges;
     Box box;
     for (const Var& v : vars) {
-      int64_t lo = g.pick(-3, 8), hi = lo + g.pick(0, 4);
-      ranges.push_back({lo, hi});
-      box.push(v.node(), lo, hi);
+      int64_t lo = g.pick(-3, 8);
+      add_range(v, lo, lo + g.pick(0, 4), &ranges, &box);
     }
     // A range as npu_touches builds one (end = first + a + b), or an end of its own; sometimes
     // with terms that cancel only in the linear form.
@@ -236,9 +239,8 @@ TEST(BoxBounds, a_sum_of_distinct_variables_is_bounded_exactly) {
     std::vector<BoxRange> ranges;
     Box box;
     for (const Var& v : vars) {
-      int64_t lo = g.pick(-20, 20), hi = lo + g.pick(0, 6);
-      ranges.push_back({lo, hi});
-      box.push(v.node(), lo, hi);
+      int64_t lo = g.pick(-20, 20);
+      add_range(v, lo, lo + g.pick(0, 6), &ranges, &box);
     }
     Expr e =
         x * make_int(g.pick(-9, 9)) + y * make_int(g.pick(-9, 9)) - z + make_int(g.pick(-50, 50));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "compiler/arith/const_fold.h"
+#include "compiler/ir/equal.h"
 
 namespace tessera {
 
@@ -275,9 +276,64 @@ ConstBounds const_bounds(const Expr& e, const VarRanges& ranges) {
   return ev.expr(e);
 }
 
+struct ConstBoundsMemo::Table {
+  struct Entry {
+    LinearForm form;  // holds the atoms, so they are compared by structure, never by address
+    ConstBounds bounds;
+  };
+  std::unordered_map<size_t, std::vector<Entry>> by_hash;  // looked up only, never iterated
+};
+
+namespace {
+
+thread_local ConstBoundsMemo::Table* memo_table = nullptr;
+
+size_t form_hash(const LinearForm& f) {
+  size_t h = std::hash<int64_t>()(f.constant) * 31 + static_cast<size_t>(f.dtype);
+  for (const LinearTerm& t : f.terms) {
+    h = h * 1000003 ^ structural_hash(t.atom);
+    h = h * 31 + std::hash<int64_t>()(t.coef);
+  }
+  return h;
+}
+
+bool same_form(const LinearForm& a, const LinearForm& b) {
+  if (a.dtype != b.dtype || a.constant != b.constant || a.terms.size() != b.terms.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.terms.size(); ++i) {
+    if (a.terms[i].coef != b.terms[i].coef || !structural_equal(a.terms[i].atom, b.terms[i].atom))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ConstBoundsMemo::ConstBoundsMemo() {
+  if (!memo_table) table_ = memo_table = new Table;
+}
+
+ConstBoundsMemo::~ConstBoundsMemo() {
+  if (table_) {
+    memo_table = nullptr;
+    delete table_;
+  }
+}
+
 ConstBounds const_bounds(const LinearForm& f, const VarRanges& ranges) {
+  if (!memo_table || !ranges.empty() || f.terms.empty()) {
+    BoundEval ev(ranges);
+    return ev.linear(f);
+  }
+  std::vector<ConstBoundsMemo::Table::Entry>& bucket = memo_table->by_hash[form_hash(f)];
+  for (const auto& e : bucket) {
+    if (same_form(e.form, f)) return e.bounds;
+  }
   BoundEval ev(ranges);
-  return ev.linear(f);
+  ConstBounds b = ev.linear(f);
+  bucket.push_back({f, b});
+  return b;
 }
 
 }  // namespace tessera

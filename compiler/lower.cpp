@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "compiler/arith/const_bounds.h"
+#include "compiler/arith/arith_memo.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/passes/check_bounds.h"
@@ -128,8 +128,8 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
       }
     }
   }
-  // Lowering asks for the same bounds many times (const_bounds.h); remembered for this lowering.
-  ConstBoundsMemo memo;
+  // Lowering asks the same arithmetic questions many times (arith_memo.h): answered once each.
+  ArithMemo memo;
   std::vector<ArgBinding> bindings = bind_args(sch, args);
   check_bounds(sch);  // every read inside its tensor's shape, or a LowerError
   InlinedBodies bodies = run_step<InlinedBodies>(

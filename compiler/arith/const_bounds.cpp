@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/arith/arith_memo.h"
 #include "compiler/arith/const_fold.h"
 #include "compiler/ir/equal.h"
 
@@ -276,17 +277,7 @@ ConstBounds const_bounds(const Expr& e, const VarRanges& ranges) {
   return ev.expr(e);
 }
 
-struct ConstBoundsMemo::Table {
-  struct Entry {
-    LinearForm form;  // holds the atoms, so they are compared by structure, never by address
-    ConstBounds bounds;
-  };
-  std::unordered_map<size_t, std::vector<Entry>> by_hash;  // looked up only, never iterated
-};
-
 namespace {
-
-thread_local ConstBoundsMemo::Table* memo_table = nullptr;
 
 size_t form_hash(const LinearForm& f) {
   size_t h = std::hash<int64_t>()(f.constant) * 31 + static_cast<size_t>(f.dtype);
@@ -310,24 +301,15 @@ bool same_form(const LinearForm& a, const LinearForm& b) {
 
 }  // namespace
 
-ConstBoundsMemo::ConstBoundsMemo() {
-  if (!memo_table) table_ = memo_table = new Table;
-}
-
-ConstBoundsMemo::~ConstBoundsMemo() {
-  if (table_) {
-    memo_table = nullptr;
-    delete table_;
-  }
-}
-
 ConstBounds const_bounds(const LinearForm& f, const VarRanges& ranges) {
-  if (!memo_table || !ranges.empty() || f.terms.empty()) {
+  ArithMemo::Tables* memo = ArithMemo::current();
+  if (!memo || !ranges.empty() || f.terms.empty()) {
     BoundEval ev(ranges);
     return ev.linear(f);
   }
-  std::vector<ConstBoundsMemo::Table::Entry>& bucket = memo_table->by_hash[form_hash(f)];
-  for (const auto& e : bucket) {
+  // With no ranges the bounds are a function of the form's structure (arith_memo.h).
+  std::vector<ArithMemo::Bounds>& bucket = memo->bounds[form_hash(f)];
+  for (const ArithMemo::Bounds& e : bucket) {
     if (same_form(e.form, f)) return e.bounds;
   }
   BoundEval ev(ranges);

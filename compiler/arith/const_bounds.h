@@ -35,24 +35,4 @@ struct ConstBounds {
 ConstBounds const_bounds(const Expr& e, const VarRanges& ranges);
 ConstBounds const_bounds(const LinearForm& f, const VarRanges& ranges);
 
-// While one is alive on the calling thread, const_bounds of a linear form under no ranges is
-// remembered, keyed by the form's structure (terms in order, coefficients, constant, type): a
-// pass that simplifies the same clamps again and again (inject_npu_ops' DMA regions, whose
-// nested min/max are distributed up to the budget each time) pays once. With no ranges the
-// bounds are a function of that structure alone, so the memo never changes a result; it is
-// looked up, never iterated. lower() holds one for the duration of one lowering; scopes nest
-// (an inner one uses the outer memo).
-class ConstBoundsMemo {
- public:
-  ConstBoundsMemo();
-  ~ConstBoundsMemo();
-  ConstBoundsMemo(const ConstBoundsMemo&) = delete;
-  ConstBoundsMemo& operator=(const ConstBoundsMemo&) = delete;
-
-  struct Table;
-
- private:
-  Table* table_ = nullptr;  // owned when this scope created it
-};
-
 }  // namespace tessera

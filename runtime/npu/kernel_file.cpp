@@ -113,6 +113,7 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
   w.put<uint64_t>(work.min_ddr_bytes);
   w.put<uint64_t>(work.vector_ops);
   w.put<uint32_t>(static_cast<uint32_t>(k.program.size()));
+  w.bytes.reserve(w.bytes.size() + k.program.size() * sizeof(EncodedInsn) + 8);
   for (const Insn& insn : k.program) {
     EncodedInsn e = encode(insn);
     w.bytes.insert(w.bytes.end(), e.begin(), e.end());

@@ -523,3 +523,22 @@ def test_a_job_killed_mid_round_at_seeded_moments_resumes_to_the_uninterrupted_l
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert without_time(records(log)) == expected
+
+
+def test_the_job_progress_bar_draws_one_bar_for_the_tasks_tuned_together(tmp_path):
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    at.tune_workloads(write_json(tmp_path / "w.json", TINY), trials=5, batch_size=3,
+                      progress=True, stream=stream)
+    text = stream.getvalue()
+    assert "3 task(s)" in text and "15/15" in text and "finished=3/3" in text
+    # A line per finished task, above the bar, in the order they finished (file order here).
+    done = [line.split("\r")[-1] for line in text.split("\n") if " trials, best " in line]
+    assert [d.split(":")[0] for d in done] == ["[1/3] tiny_fc", "[2/3] tiny_conv",
+                                               "[3/3] tiny_add"]
+    assert all("5/5 trials" in d for d in done)

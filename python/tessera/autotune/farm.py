@@ -1,10 +1,11 @@
 """tessera.autotune.farm: measurement on a build farm (a Ray cluster), behind the Executor interface.
 
 The driver (tune(), the tuning job) keeps the search, the model and the log; an executor only
-runs the plain measurement (task, config, target) -> result. RayExecutor sends each batch to a
-Ray cluster as a few Ray tasks, each measuring a chunk of the batch's configs, addressed by what
-crosses a process boundary: the task key (canonical JSON), the configs' canonical JSON and the
-target's JSON. A worker rebuilds the task from its key (task_from_key: the NPU templates' table,
+runs the plain measurement (task, config, target) -> result. RayExecutor sends each batch, or a
+tuning job's whole round of batches (measure_many: the next batch of every task), to a Ray
+cluster as a few Ray tasks, each measuring a chunk of the round's configs (of one task or
+several), addressed by what crosses a process boundary: the task key (canonical JSON), the
+configs' canonical JSON and the target's JSON. A worker rebuilds the task from its key (task_from_key: the NPU templates' table,
 in C++) and runs the same measurement the local executor runs (measure_npu, the GIL released),
 so a farm job's log equals a local job's with the same seed (timestamps aside): results come
 back in the batch's order.
@@ -16,11 +17,16 @@ back in the batch's order.
     at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1), ex, target=task.target)
 
 Chunks: a Ray task costs milliseconds of round trips and scheduling on top of its measurement
-(benchmarks/farm), so a batch goes as chunks, largest first (chunk_sizes: each 1/4 of what is
-left on two CPUs, at most DEFAULT_MAX_CHUNK) and single measurements last; Ray gives the next
-chunk to whichever worker is free, so the workers stay busy to the end of the batch. While they
-measure, the driver sleeps in `ray.wait` until the batch is done (or, with a time limit, until
-the next chunk is due), leaving the cores to the workers.
+(benchmarks/farm), so a round's configs, pooled, go as chunks, largest first (chunk_sizes: each
+1/4 of what is left on two CPUs, at most DEFAULT_MAX_CHUNK) and single measurements last; Ray
+gives the next chunk to whichever worker is free, so the workers stay busy to the end of the
+round. Measurement times are uneven (a few configs take 100x the median) and a round ends with
+its last measurement, so the configs of the tasks that measured slowest per config so far (the
+workers time each task's share of a chunk) go first, in the large chunks, and the quick ones
+fill the single-measurement tail. Pooling a round instead of a batch is what lets two workers
+approach twice one: a batch alone ends with its slowest measurement while the other worker
+idles. While they measure, the driver sleeps in `ray.wait` until the round is done (or, with a
+time limit, until the next chunk is due), leaving the cores to the workers.
 
 Faults (docs in the README's farm section):
 - a worker process that dies mid-chunk (killed, out of memory, a crash) and a worker node that
@@ -38,15 +44,15 @@ Faults (docs in the README's farm section):
   by force by the driver (`unresponsive_seconds`) and its chunk measured again one config per
   task. The job goes on.
 - back-pressure: at most `max_in_flight` measurements are submitted at once (default: two of the
-  largest chunks per CPU, so every worker has its next chunk waiting), whatever the batch size.
+  largest chunks per CPU, so every worker has its next chunk waiting), whatever the round's size.
 - an address that cannot be reached fails at once with a FarmError naming it.
 
 Workers import this module, so every node needs the same tessera and Ray as the driver: install
 the package (`pip install .`) into the same virtual environment path on each node and start Ray
 from it (README: "Tuning on a farm"). Ray's usage statistics are turned off.
 
-Another engine goes behind the same interface: an Executor subclass with measure(batch), and a
-line in make_executor's table.
+Another engine goes behind the same interface: an Executor subclass with measure(batch) (and,
+to pool a round, measure_many(batches)), and a line in make_executor's table.
 """
 import collections
 import os
@@ -63,7 +69,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 ENGINES = ("local", "ray")
 DEFAULT_MAX_RETRIES = 3
-DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per batch
+DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per round
 GUIDED_SHARE = 2        # a chunk takes 1/(GUIDED_SHARE x CPUs) of what is left of a batch
 
 
@@ -230,11 +236,11 @@ def _cluster_cpus(ray):
 
 
 class RayExecutor(Executor):
-    """Measures each batch on a Ray cluster as a few Ray tasks, each measuring a chunk of the
-    batch's configs; see the module's docstring. `address`: HOST:PORT or 'auto'. `timeout`:
+    """Measures each batch, or a round of batches (measure_many), on a Ray cluster as a few Ray
+    tasks, each measuring a chunk of the round's configs; see the module's docstring. `address`: HOST:PORT or 'auto'. `timeout`:
     seconds per measurement (0: none); `abandon_grace`: seconds after cancellation before a
     measurement is abandoned. `chunk_size`: measurements per Ray task (None: sized from the
-    batch and the cluster's CPUs, chunk_sizes(); 1: a task per measurement). `max_in_flight`:
+    round and the cluster's CPUs, chunk_sizes(); 1: a task per measurement). `max_in_flight`:
     measurements submitted at once (default: two of the largest chunks per CPU). `max_retries`:
     runs of a chunk again after its worker dies. `measurement`: a Measurement.
     `unresponsive_seconds`: a worker that has not answered this long after its chunk's limits and
@@ -439,7 +445,7 @@ class RayExecutor(Executor):
         return [result_from_dict(d) for d in dicts]
 
     def __repr__(self):
-        chunks = "sized per batch" if self.chunk_size is None else f"of {self.chunk_size}"
+        chunks = "sized per round" if self.chunk_size is None else f"of {self.chunk_size}"
         return (f"<RayExecutor {self.address}: {self.cpus} CPU(s), chunks {chunks}, "
                 f"{self.max_in_flight} measurement(s) in flight, timeout {self.timeout:g} s>")
 
@@ -471,7 +477,7 @@ def add_executor_arguments(parser, timeout=True):
                         "`ray start --head --port=PORT` printed it) or 'auto' (the cluster "
                         "started on this machine); default: the local thread pool")
     g.add_argument("--chunk-size", type=int, default=None, metavar="N",
-                   help="with --ray: measurements per Ray task (default: sized from the batch "
+                   help="with --ray: measurements per Ray task (default: sized from the round "
                         f"and the cluster's CPUs, largest first, at most {DEFAULT_MAX_CHUNK}; "
                         "1: a task per measurement)")
     g.add_argument("--max-in-flight", type=int, default=None, metavar="N",

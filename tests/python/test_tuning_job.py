@@ -504,14 +504,20 @@ def test_a_job_killed_mid_round_at_seeded_moments_resumes_to_the_uninterrupted_l
     assert len(expected) == 27
 
     script = os.path.join(HERE, "tuning_job_rounds.py")
-    log = str(tmp_path / "killed.jsonl")
-    cmd = [sys.executable, script, wl, log, str(trials), str(batch), str(seed), "2", "0.05"]
+    log, marker = str(tmp_path / "killed.jsonl"), str(tmp_path / "measuring")
+    cmd = [sys.executable, script, wl, log, str(trials), str(batch), str(seed), "2", "0.05",
+           marker]
     # Rounds of 9 measurements of >= 50 ms on 2 workers: >= 0.25 s each, 3 rounds.
     mid_round = 0
-    for delay in random.Random(2026).sample([0.3, 0.45, 0.6, 0.75, 0.9, 1.05], 3):
+    for delay in random.Random(2026).sample([0.05, 0.15, 0.3, 0.4, 0.55, 0.7], 3):
         before = len(records(log)) if os.path.exists(log) else 0
+        if os.path.exists(marker):
+            os.remove(marker)
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)  # the process imports tessera, reads the log, then measures
+        deadline = time.monotonic() + 120
+        while not os.path.exists(marker) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)  # seeded: after this run's first measurement started
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         proc.wait()

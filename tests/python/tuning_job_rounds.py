@@ -1,7 +1,8 @@
 """A tuning job (tune_workloads) as its own process, for the kill -9 test of its rounds:
-    tuning_job_rounds.py WORKLOADS LOG TRIALS BATCH SEED WORKERS SLEEP
+    tuning_job_rounds.py WORKLOADS LOG TRIALS BATCH SEED WORKERS SLEEP MARKER
 xgb on the local pool of WORKERS threads, each measurement SLEEP seconds slower, so that the job
-spends its time in the middle of its rounds' measurements (where a kill then lands)."""
+spends its time in the middle of its rounds' measurements (where a kill then lands). MARKER is
+created when the first measurement of this process starts."""
 import os
 import sys
 import time
@@ -11,10 +12,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tessera import autotune as at  # noqa: E402
 
 
-def main(workloads, log, trials, batch, seed, workers, sleep):
+def main(workloads, log, trials, batch, seed, workers, sleep, marker):
     pause = float(sleep)
 
     def measure(inp, ctx):
+        if not os.path.exists(marker):
+            open(marker, "w").close()
         time.sleep(pause)
         return at.run_measurement(at.measure_npu, inp.task, inp.config, inp.target)
 

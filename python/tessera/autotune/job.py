@@ -37,7 +37,7 @@ class _JobBars:
     which shrinks when a task stops early), its postfix the tasks finished and the last task
     that advanced with its best and fraction of bound; a finished task leaves a line above the
     bar ("[3/12] l2_3x3: 24/24 trials, best ... cycles, ..."). Otherwise (a CI log, a pipe):
-    one plain line per task batch, "[3/12] l2_3x3: 16/24 trials, best ..., errors ...", as a
+    one plain line per task batch, "[3/12] l2_3x3: 6/9 trials, best ..., errors ...", as a
     TuneProgressBar of that task prints it."""
 
     def __init__(self, stream=None):

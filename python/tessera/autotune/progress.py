@@ -38,7 +38,7 @@ class TuneProgressBar:
         self.done = p.trials
 
     def line(self, p):
-        """The plain line of progress `p`: "LABEL: 16/24 trials, best N cycles, errors E"."""
+        """The plain line of progress `p`: "LABEL: 6/9 trials, best N cycles, errors E"."""
         fields = ", ".join(f"{k} {v}" for k, v in self._fields(p).items())
         return f"{self.label}: {p.trials}/{p.total} trials, {fields}"
 

@@ -5,6 +5,11 @@
 // threads; a farm executor (Ray, issue 12) runs the same function in worker processes, from the
 // task key, the config's canonical JSON and the target's JSON. Whatever the executor, results
 // come back in the batch's order, so the log and the model see them in trial order.
+//
+// Several batches at once (measure_many): a tuning job's round, the next batch of each of its
+// searches (autotune/job/tune_job.h). An executor with workers pools the configs of all of
+// them, so that no worker waits at the end of one batch for its slowest measurement while
+// others are still to measure; the default measures the batches one after the other.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +50,14 @@ class Executor {
   // One result per config, in the batch's order. A failing measurement is a result, never an
   // exception; an executor throws only when it cannot run at all.
   virtual std::vector<MeasureResult> measure(const MeasureBatch& batch) = 0;
+  // The results of each batch, in the batches' order, each as measure() would return them.
+  virtual std::vector<std::vector<MeasureResult>> measure_many(
+      const std::vector<MeasureBatch>& batches) {
+    std::vector<std::vector<MeasureResult>> out;
+    out.reserve(batches.size());
+    for (const MeasureBatch& b : batches) out.push_back(measure(b));
+    return out;
+  }
 };
 
 }  // namespace tessera::autotune

@@ -132,17 +132,24 @@ void LocalExecutor::abandon(Job& job) {
 }
 
 std::vector<MeasureResult> LocalExecutor::measure(const MeasureBatch& batch) {
-  std::lock_guard<std::mutex> one_batch(measure_mutex_);
-  auto inputs = std::make_shared<const Inputs>(Inputs{batch.task, batch.target, batch.known});
+  return std::move(measure_many({batch}).front());
+}
+
+std::vector<std::vector<MeasureResult>> LocalExecutor::measure_many(
+    const std::vector<MeasureBatch>& batches) {
+  std::lock_guard<std::mutex> one_call(measure_mutex_);
   std::vector<std::shared_ptr<Job>> jobs;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    for (const Config& c : batch.configs) {
-      auto job = std::make_shared<Job>();
-      job->inputs = inputs;
-      job->config = c;
-      jobs.push_back(job);
-      state_->queue.push_back(job);
+    for (const MeasureBatch& batch : batches) {
+      auto inputs = std::make_shared<const Inputs>(Inputs{batch.task, batch.target, batch.known});
+      for (const Config& c : batch.configs) {
+        auto job = std::make_shared<Job>();
+        job->inputs = inputs;
+        job->config = c;
+        jobs.push_back(job);
+        state_->queue.push_back(job);
+      }
     }
   }
   state_->work_cv.notify_all();
@@ -178,8 +185,11 @@ std::vector<MeasureResult> LocalExecutor::measure(const MeasureBatch& batch) {
     else
       state_->done_cv.wait(lock);
   }
-  std::vector<MeasureResult> results;
-  for (auto& job : jobs) results.push_back(job->result);
+  std::vector<std::vector<MeasureResult>> results(batches.size());
+  size_t next = 0;
+  for (size_t b = 0; b < batches.size(); ++b)
+    for (size_t i = 0; i < batches[b].configs.size(); ++i)
+      results[b].push_back(jobs[next++]->result);
   return results;
 }
 

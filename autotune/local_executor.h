@@ -9,7 +9,11 @@
 // to its end safely; its result is discarded. (A thread cannot be killed safely: a measurement
 // that must be stopped by force needs a process executor, such as the Ray one.)
 //
-// measure() is not re-entrant: one batch at a time (the driver measures batches in sequence).
+// measure_many() queues the configs of all its batches on the pool at once, in the batches'
+// order, so a worker that finishes goes on with the next config whichever batch it is of.
+//
+// measure() and measure_many() are not re-entrant: one call at a time (the driver measures in
+// sequence).
 #pragma once
 
 #include <atomic>
@@ -37,6 +41,8 @@ class LocalExecutor : public Executor {
   LocalExecutor& operator=(const LocalExecutor&) = delete;
 
   std::vector<MeasureResult> measure(const MeasureBatch& batch) override;
+  std::vector<std::vector<MeasureResult>> measure_many(
+      const std::vector<MeasureBatch>& batches) override;
 
   const LocalExecutorOptions& options() const { return options_; }
   // How many measurements were abandoned (each left a detached thread behind).

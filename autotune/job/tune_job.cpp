@@ -9,6 +9,7 @@
 #include "autotune/read_tuning_log.h"
 #include "autotune/templates/measure_npu.h"
 #include "autotune/transfer_groups.h"
+#include "autotune/tuning_log_writer.h"
 
 namespace tessera::autotune {
 
@@ -53,11 +54,40 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
   if (!options.executor) local = std::make_shared<LocalExecutor>(measure_npu, eo);
   Executor& executor = options.executor ? *options.executor : *local;
 
-  std::vector<TuneJobTask> out;
+  // What the searches read and write stays fixed for the whole job: one lock on the log, one
+  // read of it.
+  TuneOptions common;
+  common.trials = options.trials;
+  common.batch_size = options.batch_size;
+  common.early_stopping = options.early_stopping;
+  common.log_path = options.log_path;
+  common.warn = warn;
+  check_tune_options(common);
+  std::optional<TuningLogWriter> writer;
+  std::optional<TuningLog> log;
+  if (!options.log_path.empty()) {
+    writer.emplace(options.log_path);
+    if (writer->cut_bytes() > 0)
+      warn(str("tuning log ", options.log_path, ": its last line was cut short (a job killed ",
+               "while writing?); its ", writer->cut_bytes(), " bytes were removed and that trial ",
+               "will be measured again"));
+    log = read_tuning_log(options.log_path, TargetId::of(workloads.tasks.front().task.target));
+    for (const std::string& m : log->warnings) warn(m);
+  }
+
+  struct Job {
+    TuneJobTask result;
+    Config first;
+    std::unique_ptr<Tuner> tuner;
+    std::unique_ptr<TuneSearch> search;
+    TuneJobProgress progress;
+  };
+  std::vector<Job> jobs(workloads.tasks.size());
   for (size_t i = 0; i < workloads.tasks.size(); ++i) {
     const Workload& w = workloads.tasks[i];
     const NpuTask& task = w.task;
-    TuneJobTask result;
+    Job& job = jobs[i];
+    TuneJobTask& result = job.result;
     result.id = w.id;
     result.key = task.tuning.key_text();
     result.bound_cycles = task_bound_cycles(task);
@@ -83,17 +113,16 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
       to.xgb.transfer = std::move(g.groups);
     }
     std::unique_ptr<Tuner> inner = make_tuner(options.tuner, task.tuning, options.seed, to);
-    const Config first = default_config(task);
-    std::unique_ptr<Tuner> tuner;
-    if (task.tuning.space.is_valid(first)) {
-      tuner = std::make_unique<DefaultFirstTuner>(task.tuning, std::move(inner), first);
+    job.first = default_config(task);
+    if (task.tuning.space.is_valid(job.first)) {
+      job.tuner = std::make_unique<DefaultFirstTuner>(task.tuning, std::move(inner), job.first);
     } else {
-      warn(str("task '", w.id, "': its default config ", task.tuning.space.to_text(first),
+      warn(str("task '", w.id, "': its default config ", task.tuning.space.to_text(job.first),
                " does not pass the space's validity check; the search starts without it"));
-      tuner = std::move(inner);
+      job.tuner = std::move(inner);
     }
 
-    TuneJobProgress p;
+    TuneJobProgress& p = job.progress;
     p.task = i;
     p.tasks = workloads.tasks.size();
     p.id = w.id;
@@ -101,21 +130,67 @@ std::vector<TuneJobTask> tune_job(const Workloads& workloads, const TuneJobOptio
     p.tune.total = options.trials;
     if (options.progress) options.progress(p);
 
-    TuneOptions o;
-    o.trials = options.trials;
-    o.batch_size = options.batch_size;
-    o.early_stopping = options.early_stopping;
-    o.log_path = options.log_path;
-    o.warn = warn;
+    TuneOptions o = common;
     if (options.on_internal_error)
       o.on_internal_error = [&options, &w](const Trial& t) { options.on_internal_error(w.id, t); };
-    if (options.progress)
-      o.progress = [&options, p](const TuneProgress& tp) mutable {
-        p.tune = tp;
-        options.progress(p);
-      };
-    result.report = tune(task.tuning, task.target, *tuner, executor, o);
-    if (!result.report.trials.empty() && result.report.trials.front().config == first)
+    job.search = std::make_unique<TuneSearch>(task.tuning, task.target, *job.tuner, o,
+                                              log ? &*log : nullptr);
+    if (options.progress) {
+      const TuneSearch* search = job.search.get();
+      TuneJobProgress* jp = &job.progress;
+      job.search->set_progress([&options, search, jp](const TuneProgress& tp) {
+        jp->tune = tp;
+        jp->finished = search->finished();
+        options.progress(*jp);
+      });
+    }
+  }
+
+  // The rounds.
+  for (;;) {
+    std::vector<size_t> active;     // tasks with a batch this round, in file order
+    std::vector<MeasureBatch> batches;
+    std::vector<size_t> measured;   // for each of `batches`, its task
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      Job& job = jobs[i];
+      if (job.search->finished()) continue;
+      const MeasureBatch* b = job.search->propose();
+      if (!b) {  // the tuner has no config left
+        if (options.progress) {
+          job.progress.finished = true;
+          options.progress(job.progress);
+        }
+        continue;
+      }
+      active.push_back(i);
+      if (!b->configs.empty()) {
+        batches.push_back(*b);
+        measured.push_back(i);
+      }
+    }
+    if (active.empty()) break;
+    std::vector<std::vector<MeasureResult>> results;
+    if (!batches.empty()) results = executor.measure_many(batches);
+    TESSERA_ICHECK(results.size() == batches.size(), "executor returned results for ",
+                   results.size(), " batches of ", batches.size());
+    std::vector<LogRecord> fresh;
+    size_t next = 0;
+    for (size_t i : active) {
+      std::vector<MeasureResult> mine;
+      if (next < measured.size() && measured[next] == i) mine = std::move(results[next++]);
+      std::vector<LogRecord> records = jobs[i].search->record(std::move(mine));
+      fresh.insert(fresh.end(), std::make_move_iterator(records.begin()),
+                   std::make_move_iterator(records.end()));
+    }
+    if (writer && !fresh.empty()) writer->append(fresh);
+    for (size_t i : active) jobs[i].search->observe();
+  }
+
+  std::vector<TuneJobTask> out;
+  for (Job& job : jobs) {
+    TuneJobTask result = std::move(job.result);
+    result.report = job.search->take_report();
+    if (!result.report.trials.empty() && result.report.trials.front().config == job.first)
       result.default_result = result.report.trials.front().result;
     else
       result.default_result = MeasureResult::failure(MeasureStatus::kInvalidConfig,

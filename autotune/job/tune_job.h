@@ -1,14 +1,31 @@
-// A tuning job: every task of a workloads file (workloads.h) tuned in turn, into one tuning log.
+// A tuning job: every task of a workloads file (workloads.h) tuned together, into one tuning log.
 // The core a farm worker or the `tessera tune` command runs; no Python needed.
 //
-// For each task, in file order, one search (tune.h) of `trials` trials: trial 0 is the
+// For each task one search (tune.h) of `trials` trials: trial 0 is the
 // template's default config (DefaultFirstTuner), so the tuned result is never worse than the
 // default and the log shows what tuning gained; then the chosen tuner (xgb, random, grid, ga)
 // seeded with `seed`, in batches of `batch_size`, stopping early after `early_stopping` trials
 // without improvement (0: never). Measurement: measure_npu on one local pool of `workers`
-// threads with a per-measurement limit. With a log, each task's search resumes from it (a job
-// killed at any moment and run again with the same arguments ends with the same log as an
-// uninterrupted one). With a transfer log, the xgb model of each task is warm-started from the
+// threads with a per-measurement limit, or another executor (a farm's).
+//
+// Rounds: the searches advance together. Each round takes the next batch of every search not
+// yet over (TuneSearch::propose) and measures all of them with ONE executor call
+// (Executor::measure_many), so that the workers measure the configs of every task of the round
+// without waiting at the end of one task's batch for its slowest measurement. Then, in
+// workloads-file order, each search records its batch (resolved in trial order); the round's
+// records are appended to the log with one write and one fsync, tasks in file order and each
+// task's batch in trial order; then each tuner observes its batch, progress is reported and
+// early stopping is checked, per task (a task that stops early leaves the rounds; the others go
+// on). Each search proposes exactly what it would alone (its tuner sees only its own batches),
+// so every task's trials and results are those of tuning it alone with tune(); the log's order
+// depends on the workloads and the arguments only, never on the executor or its workers.
+//
+// With a log, each task's search resumes from it: the log on disk is always a prefix of the
+// uninterrupted job's record sequence (appends are sequential; a line cut short by a kill is
+// removed on opening), a rerun proposes the same rounds, takes each trial the log has and
+// measures and appends the missing ones in the same order, so a job killed at any moment (in
+// the middle of a round's measurements or of its write) and run again with the same arguments
+// ends with the same log as an uninterrupted one (timestamps aside). With a transfer log, the xgb model of each task is warm-started from the
 // records of the other tasks of the same template in it (transfer_groups.h: features carry
 // across shapes, not across templates); the task's own records are not transfer.
 //
@@ -34,6 +51,7 @@ struct TuneJobProgress {
   std::string id;
   double bound_cycles = 0;  // the task's true-work bound (task_bound.h)
   TuneProgress tune;        // of this task's search
+  bool finished = false;    // the task's search is over (budget, early stopping, no config left)
 };
 
 struct TuneJobOptions {
@@ -53,7 +71,10 @@ struct TuneJobOptions {
   std::function<void(const std::string&)> warn;          // default: stderr
   // Called with the task's id as each internal error happens; default: stderr (tune.h).
   std::function<void(const std::string& id, const Trial&)> on_internal_error;
-  std::function<void(const TuneJobProgress&)> progress;  // before each task and after each batch
+  // For every task in file order before the first round (trials 0), then after each batch of a
+  // task (in a round, tasks in file order), and once with `finished` when a task's search ends
+  // because its tuner has no config left.
+  std::function<void(const TuneJobProgress&)> progress;
 };
 
 struct TuneJobTask {

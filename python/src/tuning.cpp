@@ -51,23 +51,52 @@ struct PyMeasureBatch {
   std::shared_ptr<const FingerprintCache> known;
 };
 
-// An Executor written in Python: subclass tessera.autotune.Executor and define measure(batch).
+PyMeasureBatch to_python(const MeasureBatch& b) {
+  return PyMeasureBatch{b.task, b.target, b.configs, b.trials, b.known};
+}
+
+std::vector<MeasureResult> results_of(const py::handle& results, const char* method) {
+  std::vector<MeasureResult> out;
+  for (const py::handle& r : results) {
+    if (!py::isinstance<MeasureResult>(r))
+      throw UserError(str("Python executor ", std::string(py::repr(py::type::of(r))), ": ",
+                          method, " must return MeasureResults, one per config"));
+    out.push_back(r.cast<MeasureResult>());
+  }
+  return out;
+}
+
+// An Executor written in Python: subclass tessera.autotune.Executor and define measure(batch),
+// and if it measures several batches better together, measure_many(batches) (a list of lists).
 class PyExecutor : public Executor {
  public:
   std::vector<MeasureResult> measure(const MeasureBatch& batch) override {
     py::gil_scoped_acquire gil;
     py::function override = py::get_override(static_cast<const Executor*>(this), "measure");
     if (!override) throw UserError("a Python Executor must define measure(self, batch)");
-    py::object results = override(
-        PyMeasureBatch{batch.task, batch.target, batch.configs, batch.trials, batch.known});
-    std::vector<MeasureResult> out;
-    for (const py::handle& r : results) {
-      if (!py::isinstance<MeasureResult>(r))
-        throw UserError(str("Python executor ", std::string(py::repr(py::type::of(r))),
-                            ": measure(batch) must return MeasureResults, one per config"));
-      out.push_back(r.cast<MeasureResult>());
+    return results_of(override(to_python(batch)), "measure(batch)");
+  }
+
+  std::vector<std::vector<MeasureResult>> measure_many(
+      const std::vector<MeasureBatch>& batches) override {
+    {
+      py::gil_scoped_acquire gil;
+      py::function override =
+          py::get_override(static_cast<const Executor*>(this), "measure_many");
+      if (override) {
+        py::list in;
+        for (const MeasureBatch& b : batches) in.append(to_python(b));
+        py::object got = override(in);
+        std::vector<std::vector<MeasureResult>> out;
+        for (const py::handle& one : got)
+          out.push_back(results_of(one, "measure_many(batches)"));
+        if (out.size() != batches.size())
+          throw UserError(str("Python executor: measure_many(batches) returned ", out.size(),
+                              " lists of results for ", batches.size(), " batches"));
+        return out;
+      }
     }
-    return out;
+    return Executor::measure_many(batches);
   }
 };
 
@@ -330,6 +359,25 @@ void bind_tuners(py::module_& t) {
 
 void bind_executors(py::module_& t) {
   py::class_<PyMeasureBatch>(t, "MeasureBatch", "One batch for an executor to measure.")
+      .def(py::init([](const TuningTask& task, const std::vector<Config>& configs,
+                       const std::optional<npu::Target>& target,
+                       const std::optional<std::vector<int64_t>>& trials) {
+             PyMeasureBatch b{task, target_or_default(target), configs, {}, nullptr};
+             if (trials) {
+               if (trials->size() != configs.size())
+                 throw UserError(str("MeasureBatch: ", trials->size(), " trial indices for ",
+                                     configs.size(), " configs"));
+               b.trials = *trials;
+             } else {
+               for (size_t i = 0; i < configs.size(); ++i)
+                 b.trials.push_back(static_cast<int64_t>(i));
+             }
+             return b;
+           }),
+           py::arg("task"), py::arg("configs"), py::arg("target") = py::none(),
+           py::arg("trials") = py::none(),
+           "A batch of `configs` of `task` on `target` (None: npu-v1); `trials`: their trial "
+           "indices (default 0, 1, ...).")
       .def_readonly("task", &PyMeasureBatch::task)
       .def_readonly("target", &PyMeasureBatch::target)
       .def_readonly("configs", &PyMeasureBatch::configs)
@@ -338,8 +386,22 @@ void bind_executors(py::module_& t) {
           "context", [](const PyMeasureBatch& b) { return MeasureContext(nullptr, b.known); });
 
   py::class_<Executor, PyExecutor, std::shared_ptr<Executor>>(
-      t, "Executor", "Subclass and define measure(batch) -> [MeasureResult] (one per config).")
-      .def(py::init<>());
+      t, "Executor",
+      "Subclass and define measure(batch) -> [MeasureResult] (one per config), and optionally "
+      "measure_many(batches) -> [[MeasureResult]] (a tuning job's round; default: measure() "
+      "of each batch in turn).")
+      .def(py::init<>())
+      .def(
+          "measure_many",
+          [](Executor& e, const std::vector<PyMeasureBatch>& batches) {
+            std::vector<MeasureBatch> in;
+            for (const PyMeasureBatch& b : batches)
+              in.push_back(MeasureBatch{b.task, b.target, b.configs, b.trials, b.known});
+            py::gil_scoped_release release;
+            return e.measure_many(in);
+          },
+          py::arg("batches"),
+          "The results of each MeasureBatch, in order: a list of lists of MeasureResult.");
 
   py::class_<LocalExecutor, Executor, std::shared_ptr<LocalExecutor>>(
       t, "LocalExecutor", "A pool of worker threads with a per-measurement time limit.")

@@ -80,7 +80,8 @@ void bind_job(py::module_& j) {
       .def_readonly("tasks", &TuneJobProgress::tasks)
       .def_readonly("id", &TuneJobProgress::id)
       .def_readonly("bound_cycles", &TuneJobProgress::bound_cycles)
-      .def_readonly("tune", &TuneJobProgress::tune);
+      .def_readonly("tune", &TuneJobProgress::tune)
+      .def_readonly("finished", &TuneJobProgress::finished);
   py::class_<TuneJobTask>(j, "TuneJobTask")
       .def_readonly("id", &TuneJobTask::id)
       .def_readonly("key", &TuneJobTask::key)

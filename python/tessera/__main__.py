@@ -236,8 +236,9 @@ def _parser():
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("tune", help="tune every task of a workloads file into a tuning log",
-                       description="Tunes each task of a workloads file in turn: trial 0 is the "
-                       "template's default config, then the tuner's trials, all appended to LOG. "
+                       description="Tunes the tasks of a workloads file together, a batch of each "
+                       "per round: trial 0 is the template's default config, then the tuner's "
+                       "trials, all appended to LOG. "
                        "Run again with the same arguments, it resumes from LOG (a killed job "
                        "loses nothing). Prints per task the default and best cycles and their "
                        "fractions of the true-work bound.")

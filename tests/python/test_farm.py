@@ -184,6 +184,36 @@ def test_the_cli_tune_with_ray_writes_the_local_jobs_log(tmp_path):
     assert len(local) == 20 and records(logs["ray"]) == local
 
 
+JOB = {"version": 1, "name": "farm-rounds", "tasks": [
+    {"id": "small_conv", "template": "conv2d", "args": ARGS},
+    {"id": "small_fc", "template": "dense",
+     "args": dict(M=8, K=32, N=40, multiplier=1 << 14, shift=22)},
+    {"id": "small_add", "template": "add", "args": dict(C=16, H=4, W=4)}]}
+
+
+@needs_cluster
+@pytest.mark.parametrize("chunk_size", [None, 2])
+def test_a_multi_task_job_on_the_cluster_gives_the_local_log_a_round_per_call(
+        cluster, tmp_path, chunk_size):
+    """A job's round (a batch of each task) goes to Ray as one pool of configs: its chunks may
+    hold configs of several tasks, and the log is the local pool's, record for record."""
+    wl = tmp_path / "wl.json"
+    wl.write_text(json.dumps(JOB))
+    kw = dict(trials=10, batch_size=4, tuner="xgb", seed=3)
+    at.tune_workloads(str(wl), log=str(tmp_path / "local.jsonl"), workers=1, **kw)
+    ex = farm.RayExecutor(ADDRESS, chunk_size=chunk_size)
+    at.tune_workloads(str(wl), log=str(tmp_path / "ray.jsonl"), executor=ex, **kw)
+    local = records(tmp_path / "local.jsonl")
+    assert len(local) == 30 and records(tmp_path / "ray.jsonl") == local
+    # Rounds of 4, 4 and 2 trials of the three tasks: three calls for nine batches.
+    assert ex.rounds == 3 and ex.batches == 9 and ex.killed == 0 and ex.split == 0
+    # A round of 12 configs on 2 CPUs: chunks 3, 3, 2, 1, 1, 1, 1 (or of 2), not one set of
+    # chunks per batch; the last round's 6: 2, 1, 1, 1, 1 (or 2, 2, 2).
+    assert ex.ray_tasks == (2 * 7 + 5 if chunk_size is None else 2 * 6 + 3)
+    assert sorted(ex._seconds) == sorted(
+        at.NpuTask(t["template"], t["args"]).key_text for t in JOB["tasks"])
+
+
 @needs_cluster
 def test_a_process_on_one_cluster_cannot_ask_for_another(cluster):
     with pytest.raises(farm.FarmError, match="connected to the Ray cluster at .*cannot also "

@@ -315,3 +315,236 @@ def test_a_transfer_log_warm_starts_the_xgb_model_from_the_other_tasks(tmp_path)
     plain = at.tune_workloads(wl, trials=3, batch_size=3, tuner="random", seed=1,
                               transfer_log=COMMITTED_LOG)
     assert [r.transfer_groups for r in plain] == [0, 0, 0]
+
+
+# --- rounds: the tasks of a job tuned together -------------------------------------------------
+
+def by_task(recs):
+    """{task key text: its records in log order}."""
+    out = {}
+    for r in recs:
+        out.setdefault(json.dumps(r["task"], sort_keys=True), []).append(r)
+    return out
+
+
+def tune_alone(doc, tmp_path, **kw):
+    """Each task of `doc` tuned by a job of its own (one-task workloads file): the reference of
+    what the task's search gives, whatever other tasks a job tunes with it."""
+    out = {}
+    for t in doc["tasks"]:
+        one = dict(doc, tasks=[t])
+        log = str(tmp_path / f"alone_{t['id']}.jsonl")
+        at.tune_workloads(write_json(tmp_path / f"alone_{t['id']}.json", one), log=log, **kw)
+        out.update(by_task(without_time(records(log))))
+    return out
+
+
+def round_order(workloads, alone, batch):
+    """The log a job writes, from each task's own records: round r holds, tasks in file order,
+    each task's trials [r x batch, (r + 1) x batch) in trial order."""
+    keys = [json.dumps(task.key, sort_keys=True) for _, task in workloads.tasks]
+    rounds = max(len(recs) for recs in alone.values()) // batch + 1
+    return [r for n in range(rounds) for k in keys for r in alone[k]
+            if n * batch <= r["trial"] < (n + 1) * batch]
+
+
+def test_a_job_writes_its_tasks_round_by_round_and_each_task_as_if_tuned_alone(tmp_path):
+    kw = dict(trials=7, batch_size=3, tuner="xgb", seed=5)
+    alone = tune_alone(TINY, tmp_path, **kw)
+    log = str(tmp_path / "job.jsonl")
+    progress = []
+    wl = at.load_workloads(write_json(tmp_path / "w.json", TINY))
+    results = at.tune_workloads(wl, log=log,
+                                progress=lambda p: progress.append(
+                                    (p.task, p.tune.trials, p.finished)), **kw)
+    recs = without_time(records(log))
+    assert by_task(recs) == alone
+    assert recs == round_order(wl, alone, 3)
+    for r in results:
+        assert [t.index for t in r.report.trials] == list(range(7))
+    # Every task announced before the first round, then each round's batches in file order.
+    assert progress == [(0, 0, False), (1, 0, False), (2, 0, False),
+                        (0, 3, False), (1, 3, False), (2, 3, False),
+                        (0, 6, False), (1, 6, False), (2, 6, False),
+                        (0, 7, True), (1, 7, True), (2, 7, True)]
+
+
+class Reversed(at.Executor):
+    """A Python executor measuring a round's batches last one first (measure_many), counting
+    its calls: the log must not depend on the order an executor measures in."""
+
+    def __init__(self):
+        at.Executor.__init__(self)
+        self.pool = at.LocalExecutor(at.measure_npu, workers=2)
+        self.calls = []
+
+    def measure(self, batch):
+        raise AssertionError("a job measures a round with measure_many")
+
+    def measure_many(self, batches):
+        self.calls.append(len(batches))
+        return list(reversed(self.pool.measure_many(list(reversed(batches)))))
+
+
+class OneByOne(at.Executor):
+    """A Python executor with measure() only: measure_many's default measures batch by batch."""
+
+    def __init__(self):
+        at.Executor.__init__(self)
+        self.pool = at.LocalExecutor(at.measure_npu, workers=1)
+        self.calls = 0
+
+    def measure(self, batch):
+        self.calls += 1
+        return self.pool.measure(batch.task, batch.configs, batch.target)
+
+
+def test_a_job_writes_the_same_log_on_every_executor(tmp_path):
+    wl = write_json(tmp_path / "w.json", TINY)
+    kw = dict(trials=8, batch_size=3, tuner="xgb", seed=9)
+    logs, ex = {}, {}
+    for name, e in (("local-1", None), ("local-2", at.LocalExecutor(at.measure_npu, workers=2)),
+                    ("reversed", Reversed()), ("one-by-one", OneByOne())):
+        logs[name], ex[name] = str(tmp_path / f"{name}.jsonl"), e
+        at.tune_workloads(wl, log=logs[name], executor=e, workers=1, **kw)
+    # A round is one call for the batches of every task still tuning (the batches: measure()
+    # calls of the default measure_many); a task whose tuner runs short of configs takes
+    # more rounds than the others.
+    calls = ex["reversed"].calls
+    assert calls[0] == 3 and calls == sorted(calls, reverse=True)
+    assert sum(calls) == ex["one-by-one"].calls and len(calls) < ex["one-by-one"].calls
+    want = without_time(records(logs["local-1"]))
+    assert len(want) == 24
+    for name, log in logs.items():
+        assert without_time(records(log)) == want, name
+
+
+def test_the_local_pool_measures_several_batches_in_one_call_as_each_alone():
+    tasks = [at.NpuTask(t["template"], t["args"]) for t in TINY["tasks"]]
+    batches = [at.MeasureBatch(t.tuning, [t.config(i) for i in range(0, 40, 7)
+                                          if t.is_valid(t.config(i))], t.target) for t in tasks]
+    pool = at.LocalExecutor(at.measure_npu, workers=2)
+    many = pool.measure_many(batches)
+    assert [len(m) for m in many] == [len(b.configs) for b in batches]
+    for b, got in zip(batches, many):
+        alone = at.LocalExecutor(at.measure_npu).measure(b.task, b.configs, b.target)
+        assert [r.to_dict() for r in got] == [r.to_dict() for r in alone]
+    assert pool.measure_many([]) == []
+
+
+def test_early_stopping_stops_one_task_while_the_others_go_on(tmp_path):
+    # Three layers where this search improves on the default at different times (the TINY
+    # tasks' defaults are their best: every search would stop at once).
+    doc = json.loads(open(RESNET_TASKS).read())
+    doc["tasks"] = [t for t in doc["tasks"] if t["id"] in ("l2_1x1_s2", "l4_1x1_s2", "fc")]
+    kw = dict(trials=15, batch_size=3, tuner="xgb", seed=3, workers=2)
+    alone = tune_alone(doc, tmp_path, **kw)  # no early stopping: the searches run to the end
+    patience = 6
+
+    def stop(recs):
+        """(trials done when the task stops, whether early stopping stopped it): the first batch
+        end with `patience` trials since the best last improved (tune.h; checked at the
+        budget's end too), from the records alone."""
+        best, improved = None, 0
+        for end in range(3, 16, 3):
+            for r in recs[end - 3:end]:
+                c = r["result"].get("cycles") if r["result"]["status"] == "ok" else None
+                if c is not None and (best is None or c < best):
+                    best, improved = c, r["trial"] + 1
+            if end - improved >= patience:
+                return end, True
+        return 15, False
+
+    stops = {k: stop(v)[0] for k, v in alone.items()}
+    stopped = {k: stop(v)[1] for k, v in alone.items()}
+    assert min(stops.values()) < 15 and max(stops.values()) == 15, stops  # the case under test
+    log = str(tmp_path / "es.jsonl")
+    wl = at.load_workloads(write_json(tmp_path / "w.json", doc))
+    results = at.tune_workloads(wl, log=log, early_stopping=patience, **kw)
+    cut = {k: [r for r in v if r["trial"] < stops[k]] for k, v in alone.items()}
+    assert without_time(records(log)) == round_order(wl, cut, 3)
+    for r in results:
+        k = json.dumps(json.loads(r.key), sort_keys=True)
+        assert len(r.report.trials) == stops[k]
+        assert r.report.early_stopped == stopped[k]
+
+
+def test_a_job_log_cut_at_any_byte_resumes_to_the_uninterrupted_log(tmp_path):
+    """What a kill leaves is a prefix of the log (appends are sequential), cut anywhere: in a
+    record, between two tasks of a round, between rounds."""
+    import random
+    wl = write_json(tmp_path / "w.json", TINY)
+    kw = dict(trials=7, batch_size=3, tuner="xgb", seed=4)
+    whole = str(tmp_path / "whole.jsonl")
+    at.tune_workloads(wl, log=whole, **kw)
+    data = open(whole, "rb").read()
+    lines = data.count(b"\n")
+    for cut in sorted(random.Random(12).sample(range(len(data)), 6)) + [0]:
+        log = tmp_path / f"cut{cut}.jsonl"
+        log.write_bytes(data[:cut])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the cut line
+            results = at.tune_workloads(wl, log=str(log), **kw)
+        assert without_time(records(log)) == without_time(records(whole)), cut
+        assert sum(r.report.resumed for r in results) == data[:cut].count(b"\n")
+        assert sum(r.report.measured for r in results) == lines - data[:cut].count(b"\n")
+
+
+def test_a_job_killed_mid_round_at_seeded_moments_resumes_to_the_uninterrupted_log(tmp_path):
+    """The job's process is killed (SIGKILL) while it measures a round (each measurement slowed
+    down, so that rounds last), at seeded moments, and run again; the last run completes it."""
+    import random
+    import signal
+    import time
+    wl = write_json(tmp_path / "w.json", TINY)
+    trials, batch, seed = 9, 3, 6
+    whole = str(tmp_path / "whole.jsonl")
+    at.tune_workloads(wl, trials=trials, batch_size=batch, tuner="xgb", seed=seed, log=whole)
+    expected = without_time(records(whole))
+    assert len(expected) == 27
+
+    script = os.path.join(HERE, "tuning_job_rounds.py")
+    log, marker = str(tmp_path / "killed.jsonl"), str(tmp_path / "measuring")
+    cmd = [sys.executable, script, wl, log, str(trials), str(batch), str(seed), "2", "0.05",
+           marker]
+    # Rounds of 9 measurements of >= 50 ms on 2 workers: >= 0.25 s each, 3 rounds.
+    mid_round = 0
+    for delay in random.Random(2026).sample([0.05, 0.15, 0.3, 0.4, 0.55, 0.7], 3):
+        before = len(records(log)) if os.path.exists(log) else 0
+        if os.path.exists(marker):
+            os.remove(marker)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(marker) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)  # seeded: after this run's first measurement started
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        after = len(records(log)) if os.path.exists(log) else 0
+        # Killed while measuring: its round's batches are not (all) in the log yet.
+        mid_round += proc.returncode == -signal.SIGKILL and after < 27 and after % 9 == 0
+        assert after >= before
+    assert mid_round >= 1
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert without_time(records(log)) == expected
+
+
+def test_the_job_progress_bar_draws_one_bar_for_the_tasks_tuned_together(tmp_path):
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    at.tune_workloads(write_json(tmp_path / "w.json", TINY), trials=5, batch_size=3,
+                      progress=True, stream=stream)
+    text = stream.getvalue()
+    assert "3 task(s)" in text and "15/15" in text and "finished=3/3" in text
+    # A line per finished task, above the bar, in the order they finished (file order here).
+    done = [line.split("\r")[-1] for line in text.split("\n") if " trials, best " in line]
+    assert [d.split(":")[0] for d in done] == ["[1/3] tiny_fc", "[2/3] tiny_conv",
+                                               "[3/3] tiny_add"]
+    assert all("5/5 trials" in d for d in done)

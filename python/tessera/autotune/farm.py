@@ -1,10 +1,11 @@
 """tessera.autotune.farm: measurement on a build farm (a Ray cluster), behind the Executor interface.
 
 The driver (tune(), the tuning job) keeps the search, the model and the log; an executor only
-runs the plain measurement (task, config, target) -> result. RayExecutor sends each batch to a
-Ray cluster as a few Ray tasks, each measuring a chunk of the batch's configs, addressed by what
-crosses a process boundary: the task key (canonical JSON), the configs' canonical JSON and the
-target's JSON. A worker rebuilds the task from its key (task_from_key: the NPU templates' table,
+runs the plain measurement (task, config, target) -> result. RayExecutor sends each batch, or a
+tuning job's whole round of batches (measure_many: the next batch of every task), to a Ray
+cluster as a few Ray tasks, each measuring a chunk of the round's configs (of one task or
+several), addressed by what crosses a process boundary: the task key (canonical JSON), the
+configs' canonical JSON and the target's JSON. A worker rebuilds the task from its key (task_from_key: the NPU templates' table,
 in C++) and runs the same measurement the local executor runs (measure_npu, the GIL released),
 so a farm job's log equals a local job's with the same seed (timestamps aside): results come
 back in the batch's order.
@@ -16,11 +17,16 @@ back in the batch's order.
     at.tune(task.tuning, at.make_tuner("xgb", task.tuning, seed=1), ex, target=task.target)
 
 Chunks: a Ray task costs milliseconds of round trips and scheduling on top of its measurement
-(benchmarks/farm), so a batch goes as chunks, largest first (chunk_sizes: each 1/4 of what is
-left on two CPUs, at most DEFAULT_MAX_CHUNK) and single measurements last; Ray gives the next
-chunk to whichever worker is free, so the workers stay busy to the end of the batch. While they
-measure, the driver sleeps in `ray.wait` until the batch is done (or, with a time limit, until
-the next chunk is due), leaving the cores to the workers.
+(benchmarks/farm), so a round's configs, pooled, go as chunks, largest first (chunk_sizes: each
+1/4 of what is left on two CPUs, at most DEFAULT_MAX_CHUNK) and single measurements last; Ray
+gives the next chunk to whichever worker is free, so the workers stay busy to the end of the
+round. Measurement times are uneven (a few configs take 100x the median) and a round ends with
+its last measurement, so the configs of the tasks that measured slowest per config so far (the
+workers time each task's share of a chunk) go first, in the large chunks, and the quick ones
+fill the single-measurement tail. Pooling a round instead of a batch is what lets two workers
+approach twice one: a batch alone ends with its slowest measurement while the other worker
+idles. While they measure, the driver sleeps in `ray.wait` until the round is done (or, with a
+time limit, until the next chunk is due), leaving the cores to the workers.
 
 Faults (docs in the README's farm section):
 - a worker process that dies mid-chunk (killed, out of memory, a crash) and a worker node that
@@ -38,15 +44,15 @@ Faults (docs in the README's farm section):
   by force by the driver (`unresponsive_seconds`) and its chunk measured again one config per
   task. The job goes on.
 - back-pressure: at most `max_in_flight` measurements are submitted at once (default: two of the
-  largest chunks per CPU, so every worker has its next chunk waiting), whatever the batch size.
+  largest chunks per CPU, so every worker has its next chunk waiting), whatever the round's size.
 - an address that cannot be reached fails at once with a FarmError naming it.
 
 Workers import this module, so every node needs the same tessera and Ray as the driver: install
 the package (`pip install .`) into the same virtual environment path on each node and start Ray
 from it (README: "Tuning on a farm"). Ray's usage statistics are turned off.
 
-Another engine goes behind the same interface: an Executor subclass with measure(batch), and a
-line in make_executor's table.
+Another engine goes behind the same interface: an Executor subclass with measure(batch) (and,
+to pool a round, measure_many(batches)), and a line in make_executor's table.
 """
 import collections
 import os
@@ -63,7 +69,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 ENGINES = ("local", "ray")
 DEFAULT_MAX_RETRIES = 3
-DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per batch
+DEFAULT_MAX_CHUNK = 24  # measurements per Ray task at most, when chunks are sized per round
 GUIDED_SHARE = 2        # a chunk takes 1/(GUIDED_SHARE x CPUs) of what is left of a batch
 
 
@@ -128,23 +134,30 @@ def _worker_executor(measurement, timeout, grace):
     return ex
 
 
-def measure_chunk_on_worker(measurement, key_text, config_texts, target_json, timeout, grace):
-    """A chunk of measurements, as a worker runs it: the task rebuilt from its key (cached per
-    process, so a worker stays warm), the configs from their canonical JSON, measured one after
-    the other by a one-thread LocalExecutor with the time limit and grace, so that an overrun is
-    recorded exactly as locally and the rest of the chunk is still measured. Returns the results
-    in the chunk's order, as dicts (MeasureResult.to_dict)."""
-    task, target = _worker_task(measurement, key_text, target_json)
-    configs = [task.space.from_text(c) for c in config_texts]
+def measure_chunk_on_worker(measurement, segments, timeout, grace):
+    """A chunk of measurements, as a worker runs it: `segments`, a list of (task key text,
+    target JSON, [config canonical JSON]) (a chunk of a round may hold configs of several
+    tasks), each task rebuilt from its key (cached per process, so a worker stays warm), its
+    configs measured one after the other by a one-thread LocalExecutor with the time limit and
+    grace, so that an overrun is recorded exactly as locally and the rest of the chunk is still
+    measured. Returns (the results in the chunk's order, as dicts (MeasureResult.to_dict), and
+    the wall seconds of each segment): the driver estimates from them which tasks measure
+    slowly, to send those first."""
+    results, seconds = [], []
     ex = _worker_executor(measurement, timeout, grace)
     abandoned = ex.abandoned_count
-    results = ex.measure(task, configs, target)
+    for key_text, target_json, config_texts in segments:
+        t0 = time.perf_counter()
+        task, target = _worker_task(measurement, key_text, target_json)
+        configs = [task.space.from_text(c) for c in config_texts]
+        results.extend(r.to_dict() for r in ex.measure(task, configs, target))
+        seconds.append(time.perf_counter() - t0)
     if ex.abandoned_count != abandoned:
         # A measurement runs on in a thread that cannot be stopped: this process retires once
         # its answer is on the way (Ray starts another worker, and runs again whatever it had
         # already sent here).
         threading.Timer(_RETIRE_SECONDS, os._exit, (0,)).start()
-    return [r.to_dict() for r in results]
+    return results, seconds
 
 
 def chunk_sizes(n, cpus, chunk_size=None, largest=DEFAULT_MAX_CHUNK):
@@ -223,11 +236,11 @@ def _cluster_cpus(ray):
 
 
 class RayExecutor(Executor):
-    """Measures each batch on a Ray cluster as a few Ray tasks, each measuring a chunk of the
-    batch's configs; see the module's docstring. `address`: HOST:PORT or 'auto'. `timeout`:
+    """Measures each batch, or a round of batches (measure_many), on a Ray cluster as a few Ray
+    tasks, each measuring a chunk of the round's configs; see the module's docstring. `address`: HOST:PORT or 'auto'. `timeout`:
     seconds per measurement (0: none); `abandon_grace`: seconds after cancellation before a
     measurement is abandoned. `chunk_size`: measurements per Ray task (None: sized from the
-    batch and the cluster's CPUs, chunk_sizes(); 1: a task per measurement). `max_in_flight`:
+    round and the cluster's CPUs, chunk_sizes(); 1: a task per measurement). `max_in_flight`:
     measurements submitted at once (default: two of the largest chunks per CPU). `max_retries`:
     runs of a chunk again after its worker dies. `measurement`: a Measurement.
     `unresponsive_seconds`: a worker that has not answered this long after its chunk's limits and
@@ -273,6 +286,8 @@ class RayExecutor(Executor):
         self._tasks = {}  # what workers will rebuild, checked once here
         self.killed = 0   # workers stopped by force (they did not answer)
         self.batches = 0
+        self.rounds = 0     # measure_many calls (measure() is one of a single batch)
+        self._seconds = {}  # task key -> seconds per measurement, as workers timed them
         self.ray_tasks = 0  # Ray tasks submitted (chunks, and their configs again one by one)
         self.split = 0      # chunks measured again one config per task
 
@@ -292,18 +307,53 @@ class RayExecutor(Executor):
         self._tasks[k] = True
 
     def measure(self, batch):
+        return self.measure_many([batch])[0]
+
+    def _order(self, batches):
+        """The order in which the batches' configs go out: batches whose task measured slowest
+        per config so far first (unknown tasks count as the slowest: measured early, they are
+        known for the next round), each batch in its own order. Ties keep the batches' order.
+        Only the schedule depends on it; results go back to their batch and slot."""
+        def cost(i):
+            b = batches[i]
+            return -self._seconds.get(b.task.key_text, float("inf"))
+        return sorted(range(len(batches)), key=lambda i: (cost(i), i))
+
+    def measure_many(self, batches):
+        """The results of each batch, in order; the configs of all the batches are pooled and
+        cut into chunks as one (largest first, the tasks that measure slowest first), so that
+        no worker waits at the end of one batch for its slowest measurement while configs of
+        other batches are still to measure."""
         ray = self._ray
-        target_json = batch.target.to_json()
-        key_text = batch.task.key_text
-        self._check_task(batch.task, target_json)
-        configs = [batch.task.space.to_text(c) for c in batch.configs]
-        results = [None] * len(configs)
-        todo = collections.deque()  # (first, stop): index ranges of the batch, to submit in order
+        items = []  # (batch index, slot): the pooled configs, in the order they go out
+        texts, keys, targets = [], [], []
+        for i in self._order(batches):
+            b = batches[i]
+            target_json = b.target.to_json()
+            self._check_task(b.task, target_json)
+            for j, c in enumerate(b.configs):
+                items.append((i, j))
+                texts.append(b.task.space.to_text(c))
+                keys.append(b.task.key_text)
+                targets.append(target_json)
+        results = [[None] * len(b.configs) for b in batches]
+        flat = [None] * len(items)
+        todo = collections.deque()  # (first, stop): ranges of `items`, to submit in order
         first = 0
-        for k in chunk_sizes(len(configs), self.cpus, self.chunk_size,
+        for k in chunk_sizes(len(items), self.cpus, self.chunk_size,
                              largest=min(self.max_in_flight, self.chunk_size or DEFAULT_MAX_CHUNK)):
             todo.append((first, first + k))
             first += k
+
+        def segments(a, b):
+            out = []
+            for k in range(a, b):
+                if out and out[-1][0] == keys[k] and out[-1][1] == targets[k]:
+                    out[-1][2].append(texts[k])
+                else:
+                    out.append((keys[k], targets[k], [texts[k]]))
+            return out
+
         pending = {}  # ref -> [first, stop, estimated start], in submission order
         in_flight = 0
         per = self.timeout + self.abandon_grace if self.timeout > 0 else None
@@ -311,13 +361,13 @@ class RayExecutor(Executor):
             while todo and (not pending or
                             in_flight + todo[0][1] - todo[0][0] <= self.max_in_flight):
                 a, b = todo.popleft()
-                ref = self._remote.remote(self._measurement_ref, key_text, configs[a:b],
-                                          target_json, self.timeout, self.abandon_grace)
+                ref = self._remote.remote(self._measurement_ref, segments(a, b), self.timeout,
+                                          self.abandon_grace)
                 pending[ref] = [a, b, None]
                 in_flight += b - a
                 self.ray_tasks += 1
             if per is None:
-                # Nothing to watch: sleep until the batch is done, or room for the next chunk.
+                # Nothing to watch: sleep until the round is done, or room for the next chunk.
                 ready, _ = ray.wait(list(pending), num_returns=1 if todo else len(pending))
             else:
                 now = time.monotonic()
@@ -332,11 +382,12 @@ class RayExecutor(Executor):
             for ref in ready:
                 a, b, _ = pending.pop(ref)
                 in_flight -= b - a
-                got = self._collect(ref, batch.trials[a], key_text, b - a)
+                i, j = items[a]
+                got = self._collect(ref, batches[i].trials[j], keys[a], b - a, segments(a, b))
                 if got is None:
                     self._split(todo, a, b)
                 else:
-                    results[a:b] = got
+                    flat[a:b] = got
             if per is not None:
                 now = time.monotonic()
                 for ref, (a, b, start) in list(pending.items()):
@@ -349,12 +400,15 @@ class RayExecutor(Executor):
                         if b - a > 1:
                             self._split(todo, a, b)
                             continue
-                        results[a] = MeasureResult.failure(
+                        flat[a] = MeasureResult.failure(
                             "timeout", f"measurement exceeded its time limit of "
                             f"{self.timeout:g} s and its Ray worker did not answer "
                             f"{self.abandon_grace + self.unresponsive_seconds:g} s after "
                             "it; the worker was stopped")
-        self.batches += 1
+        for (i, j), r in zip(items, flat):
+            results[i][j] = r
+        self.batches += len(batches)
+        self.rounds += 1
         return results
 
     def _split(self, todo, a, b):
@@ -363,12 +417,12 @@ class RayExecutor(Executor):
         self.split += 1
         todo.extendleft((i, i + 1) for i in reversed(range(a, b)))
 
-    def _collect(self, ref, trial, key_text, n):
+    def _collect(self, ref, trial, key_text, n, segments):
         """The chunk's results; None when its workers died every time and it is more than one
-        config (to be split)."""
+        config (to be split). Notes the seconds per config of each of its tasks."""
         ray = self._ray
         try:
-            return [result_from_dict(d) for d in ray.get(ref)]
+            dicts, seconds = ray.get(ref)
         except ray.exceptions.RayTaskError as e:
             # The worker function itself failed (not the measurement: that is a result): a
             # node without tessera, or another version of it.
@@ -384,9 +438,14 @@ class RayExecutor(Executor):
                 "internal_error", f"the Ray worker measuring this trial died "
                 f"{self.max_retries + 1} time(s) ({type(e).__name__}: "
                 f"{str(e).splitlines()[0] if str(e) else ''})")]
+        for (key, _, configs), s in zip(segments, seconds):
+            per = s / len(configs)
+            old = self._seconds.get(key)
+            self._seconds[key] = per if old is None else (old + per) / 2
+        return [result_from_dict(d) for d in dicts]
 
     def __repr__(self):
-        chunks = "sized per batch" if self.chunk_size is None else f"of {self.chunk_size}"
+        chunks = "sized per round" if self.chunk_size is None else f"of {self.chunk_size}"
         return (f"<RayExecutor {self.address}: {self.cpus} CPU(s), chunks {chunks}, "
                 f"{self.max_in_flight} measurement(s) in flight, timeout {self.timeout:g} s>")
 
@@ -418,7 +477,7 @@ def add_executor_arguments(parser, timeout=True):
                         "`ray start --head --port=PORT` printed it) or 'auto' (the cluster "
                         "started on this machine); default: the local thread pool")
     g.add_argument("--chunk-size", type=int, default=None, metavar="N",
-                   help="with --ray: measurements per Ray task (default: sized from the batch "
+                   help="with --ray: measurements per Ray task (default: sized from the round "
                         f"and the cluster's CPUs, largest first, at most {DEFAULT_MAX_CHUNK}; "
                         "1: a task per measurement)")
     g.add_argument("--max-in-flight", type=int, default=None, metavar="N",

@@ -7,7 +7,9 @@
         print(r.id, r.default_result.cycles, r.report.best.result.cycles, r.bound_cycles)
 
 The job runs in C++ (autotune/job/tune_job.h) with the GIL released: for each task, trial 0 is the
-template's default config, then the tuner's trials; one log for the whole job, resumed per task.
+template's default config, then the tuner's trials; the tasks advance together, in rounds (a batch
+of every task per round, measured as one executor call); one log for the whole job, resumed per
+task.
 """
 import warnings as _warnings
 
@@ -29,21 +31,55 @@ def load_workloads(path, target=None):
 
 
 class _JobBars:
-    """One progress bar per task (TuneProgressBar: tqdm on a terminal, plain lines otherwise)."""
+    """The job's progress: its tasks advance together, a batch of each per round.
+
+    On a terminal: one bar for the whole job (trials of every task against the job's budget,
+    which shrinks when a task stops early), its postfix the tasks finished and the last task
+    that advanced with its best and fraction of bound; a finished task leaves a line above the
+    bar ("[3/12] l2_3x3: 24/24 trials, best ... cycles, ..."). Otherwise (a CI log, a pipe):
+    one plain line per task batch, "[3/12] l2_3x3: 6/9 trials, best ..., errors ...", as a
+    TuneProgressBar of that task prints it."""
 
     def __init__(self, stream=None):
-        self.stream = stream
+        import sys
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.tasks = {}  # task index -> its TuneProgressBar, undrawn: its lines and fields
+        self.done = {}   # task index -> trials done
+        self.total = {}  # task index -> its budget (its trials when it stopped)
+        self.finished = set()
         self.bar = None
-        self.task = None
+
+    def _label(self, p):
+        return f"[{p.task + 1}/{p.tasks}] {p.id}"
 
     def update(self, p):
-        if p.task != self.task:
-            self.close()
-            self.task = p.task
-            self.bar = TuneProgressBar(f"[{p.task + 1}/{p.tasks}] {p.id}", p.tune.total,
-                                       stream=self.stream, bound_cycles=p.bound_cycles)
+        if p.task not in self.tasks:  # before the first round: the task is announced
+            self.tasks[p.task] = TuneProgressBar(self._label(p), p.tune.total, stream=_Null(),
+                                                 bound_cycles=p.bound_cycles)
+            self.done[p.task], self.total[p.task] = 0, p.tune.total
+            if self.tty and self.bar is None:
+                from tqdm import tqdm
+                self.bar = tqdm(total=0, desc=f"{p.tasks} task(s)", file=self.stream,
+                                unit="trial", dynamic_ncols=True, leave=True)
+            if self.bar is not None:
+                self.bar.total += p.tune.total
+                self.bar.refresh()
             return
-        self.bar.update(p.tune)
+        task = self.tasks[p.task]
+        if not self.tty:
+            print(task.line(p.tune), file=self.stream, flush=True)
+            return
+        step = p.tune.trials - self.done[p.task]
+        self.done[p.task] = p.tune.trials
+        if p.finished and p.task not in self.finished:
+            self.finished.add(p.task)
+            self.bar.total -= self.total[p.task] - p.tune.trials  # stopped early: less to do
+            self.bar.write(task.line(p.tune), file=self.stream)
+        self.bar.update(step)
+        post = {"finished": f"{len(self.finished)}/{p.tasks}", "last": p.id}
+        post.update(task._fields(p.tune))
+        self.bar.set_postfix(post, refresh=True)
 
     def close(self):
         if self.bar is not None:
@@ -51,13 +87,26 @@ class _JobBars:
             self.bar = None
 
 
+class _Null:
+    """A stream that is not a terminal and keeps nothing."""
+
+    def isatty(self):
+        return False
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
 def tune_workloads(workloads, *, trials=64, tuner="xgb", seed=0, batch_size=8,
                    early_stopping=0, log=None, transfer_log=None, workers=1, timeout=0.0,
                    progress=None, stream=None, executor=None):
     """Tunes every task of `workloads` (a Workloads, or a path) with `trials` trials each (the
     default config's trial 0 included); returns a list of TuneJobTask (id, key, bound_cycles,
-    default_result, report). `progress`: True for a progress bar per task on `stream` (default
-    stderr), or a callable(TuneJobProgress). Log warnings are TuningLogWarnings; internal errors
+    default_result, report). `progress`: True for the job's progress bar on `stream` (default
+    stderr; _JobBars), or a callable(TuneJobProgress). Log warnings are TuningLogWarnings; internal errors
     are recorded in the log and raised as InternalErrorWarning as they happen. `executor`: an
     Executor to measure with instead of the local pool of `workers` threads (a farm's, say:
     tessera.autotune.farm.make_executor)."""

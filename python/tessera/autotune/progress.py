@@ -34,10 +34,13 @@ class TuneProgressBar:
             self.bar.update(p.trials - self.done)
             self.bar.set_postfix(self._fields(p), refresh=True)
         else:
-            fields = ", ".join(f"{k} {v}" for k, v in self._fields(p).items())
-            print(f"{self.label}: {p.trials}/{p.total} trials, {fields}", file=self.stream,
-                  flush=True)
+            print(self.line(p), file=self.stream, flush=True)
         self.done = p.trials
+
+    def line(self, p):
+        """The plain line of progress `p`: "LABEL: 6/9 trials, best N cycles, errors E"."""
+        fields = ", ".join(f"{k} {v}" for k, v in self._fields(p).items())
+        return f"{self.label}: {p.trials}/{p.total} trials, {fields}"
 
     def close(self):
         if self.bar is not None:

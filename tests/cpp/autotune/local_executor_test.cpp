@@ -274,3 +274,62 @@ TEST(RunMeasurement, a_plain_call_without_an_executor_classifies_the_same_way) {
 
 }  // namespace
 }  // namespace tessera::autotune
+
+namespace tessera::autotune {
+namespace {
+
+// Counts measure() calls; measure_many is the base class's default.
+class CountingExecutor : public Executor {
+ public:
+  int calls = 0;
+  std::vector<MeasureResult> measure(const MeasureBatch& batch) override {
+    ++calls;
+    std::vector<MeasureResult> out;
+    for (const Config& c : batch.configs) out.push_back(MeasureResult::success(2000 + c.values[0]));
+    return out;
+  }
+};
+
+TEST(LocalExecutor, several_batches_in_one_call_come_back_per_batch_as_each_alone) {
+  TuningTask small = counting_task(5), large = counting_task(9);
+  npu::Target target = npu::default_target();
+  std::vector<MeasureBatch> batches;
+  batches.push_back(MeasureBatch{large, target, all_configs(large), {}, nullptr});
+  batches.push_back(MeasureBatch{small, target, {}, {}, nullptr});  // an empty batch
+  batches.push_back(MeasureBatch{small, target, all_configs(small), {}, nullptr});
+  LocalExecutorOptions o;
+  o.workers = 2;
+  std::atomic<int> running{0}, most{0};
+  LocalExecutor ex(
+      [&](const MeasureInput& in, const MeasureContext&) {
+        int now = ++running;
+        for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+        }
+        // The first batch's configs last longest: a worker that finishes its share goes on
+        // with the other batches' configs instead of waiting for the first batch to end.
+        std::this_thread::sleep_for(milliseconds(in.task.space.size() == 9 ? 3 : 1));
+        --running;
+        return MeasureResult::success(1000 * in.task.space.size() + in.config.values[0]);
+      },
+      o);
+  std::vector<std::vector<MeasureResult>> got = ex.measure_many(batches);
+  ASSERT_EQ(got.size(), 3u);
+  ASSERT_EQ(got[0].size(), 9u);
+  EXPECT_TRUE(got[1].empty());
+  ASSERT_EQ(got[2].size(), 5u);
+  for (uint32_t v = 0; v < 9; ++v) EXPECT_EQ(got[0][v].cycles, 9000 + v);
+  for (uint32_t v = 0; v < 5; ++v) EXPECT_EQ(got[2][v].cycles, 5000 + v);
+  EXPECT_EQ(most.load(), 2);
+  EXPECT_TRUE(ex.measure_many({}).empty());
+
+  // The default of an executor without measure_many: measure() per batch, in order.
+  CountingExecutor counting;
+  got = counting.measure_many(batches);
+  EXPECT_EQ(counting.calls, 3);
+  ASSERT_EQ(got.size(), 3u);
+  for (uint32_t v = 0; v < 9; ++v) EXPECT_EQ(got[0][v].cycles, 2000 + v);
+  EXPECT_TRUE(got[1].empty());
+}
+
+}  // namespace
+}  // namespace tessera::autotune

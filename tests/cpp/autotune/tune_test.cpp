@@ -405,3 +405,69 @@ TEST(Tune, a_corrupt_line_is_skipped_and_its_trial_measured_again) {
 
 }  // namespace
 }  // namespace tessera::autotune
+
+namespace tessera::autotune {
+namespace {
+
+// Two searches stepped together, their batches measured in one call per round, write each
+// search's records as tune() alone does (the records of one search, in order, are the same).
+TEST(TuneSearch, searches_stepped_together_record_what_each_records_alone) {
+  TuningTask task = testing::synthetic_task();
+  npu::Target target = npu::default_target();
+  std::vector<std::string> alone;
+  for (uint64_t seed : {3u, 4u}) {
+    std::string log = temp_path("alone" + std::to_string(seed) + ".jsonl");
+    Job job;
+    job.seed = seed;
+    job.trials = 40;
+    job.batch = 16;
+    run(job, log);
+    for (const std::string& line : lines_without_timestamps(log)) alone.push_back(line);
+  }
+
+  auto a = make_tuner(TunerKind::kXgb, task, 3), b = make_tuner(TunerKind::kXgb, task, 4);
+  TuneOptions o;
+  o.trials = 40;
+  o.batch_size = 16;
+  std::vector<std::unique_ptr<TuneSearch>> searches;
+  searches.push_back(std::make_unique<TuneSearch>(task, target, *a, o, nullptr));
+  searches.push_back(std::make_unique<TuneSearch>(task, target, *b, o, nullptr));
+  LocalExecutorOptions eo;
+  eo.workers = 2;
+  LocalExecutor ex(testing::measure_synthetic, eo);
+  std::vector<std::vector<LogRecord>> per_search(2);
+  int rounds = 0;
+  for (;;) {
+    std::vector<size_t> active;
+    std::vector<MeasureBatch> batches;
+    for (size_t i = 0; i < searches.size(); ++i)
+      if (const MeasureBatch* batch = searches[i]->propose()) {
+        active.push_back(i);
+        batches.push_back(*batch);
+      }
+    if (active.empty()) break;
+    ++rounds;
+    auto results = ex.measure_many(batches);
+    for (size_t k = 0; k < active.size(); ++k) {
+      auto records = searches[active[k]]->record(std::move(results[k]));
+      per_search[active[k]].insert(per_search[active[k]].end(), records.begin(), records.end());
+    }
+    for (size_t i : active) searches[i]->observe();
+  }
+  EXPECT_EQ(rounds, 3);  // 16 + 16 + 8 trials
+  std::vector<std::string> together;
+  for (const auto& records : per_search)
+    for (LogRecord r : records) {
+      r.timestamp.clear();
+      nlohmann::json j = record_to_json(r);
+      j.erase("timestamp");
+      together.push_back(j.dump());
+    }
+  EXPECT_EQ(together, alone);
+  EXPECT_TRUE(searches[0]->finished() && searches[1]->finished());
+  EXPECT_EQ(searches[0]->report().trials.size(), 40u);
+  EXPECT_THROW(searches[0]->record({}), InternalError);  // no batch proposed
+}
+
+}  // namespace
+}  // namespace tessera::autotune

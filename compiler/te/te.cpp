@@ -272,8 +272,16 @@ Expr group_body(const std::vector<Expr>& bodies, const std::string& name) {
                 r->reducer == r0->reducer && r->condition.same_as(r0->condition) &&
                 r->axis == r0->axis;
     if (!same) {
-      throw ExprError(str("compute '", name, "': output ", i, " is ",
-                          r ? "a reduction" : "not a reduction", "; the outputs of a multi-output "
+      auto what = [](const ReduceNode* x) {
+        return !x ? "elementwise" : as_tuple(x->source) ? "a reduction over tuples"
+                                                        : "a reduction of one value";
+      };
+      std::string problem =
+          r0 && !as_tuple(r0->source)
+              ? str("output 0 is ", what(r0))
+              : str("output ", i, " is ", what(r), " but output 0 is ", what(r0),
+                    r && r0 ? " (another reduction)" : "");
+      throw ExprError(str("compute '", name, "': ", problem, "; the outputs of a multi-output "
                           "compute are either all elementwise or the results of one reduction "
                           "over tuples (te.comm_reducer with a tuple: T0, T1 = te.compute(shape, "
                           "lambda i: argmax((k, A[i, k]), axis=k))); compute other reductions "

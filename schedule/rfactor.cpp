@@ -22,8 +22,9 @@ Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_a
   if (!axis) throw ScheduleError(what + ": axis is None");
   if (num_outputs(st->op) > 1) {
     throw ScheduleError(str(what, ": '", st->op->name, "' is a multi-output compute (",
-                            num_outputs(st->op), " outputs); rfactor takes a one-output "
-                            "reduction (TVM factors tuple reductions; here reduce them unfactored)"));
+                            num_outputs(st->op),
+                            " outputs); rfactor takes a one-output reduction (TVM factors tuple "
+                            "reductions; here reduce them unfactored)"));
   }
   if (st->op != st->origin_op) {
     throw ScheduleError(str(what,

@@ -63,8 +63,6 @@ Expr output_body(const Operation& op, int i);
 DType output_dtype(const Operation& op, int i);
 
 // A handle to an operation's output.
-int num_outputs(const Operation& op);
-
 class Tensor {
  public:
   Tensor() = default;

@@ -365,7 +365,9 @@ void bind_te(py::module_& m) {
                              [](const std::shared_ptr<OperationNode>& o) {
                                // TVM's: one body per output.
                                std::vector<Expr> b;
-                               for (int i = 0; i < num_outputs(o); ++i) b.push_back(output_body(o, i));
+                               for (int i = 0; i < num_outputs(o); ++i) {
+                                 b.push_back(output_body(o, i));
+                               }
                                return b;
                              })
       .def_property_readonly("input_tensors",
@@ -529,7 +531,9 @@ void bind_te(py::module_& m) {
       py::object value = f(*args);
       std::vector<Expr> out;
       if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
-        for (const py::handle& v : value) out.push_back(to_expr(py::reinterpret_borrow<py::object>(v)));
+        for (const py::handle& v : value) {
+          out.push_back(to_expr(py::reinterpret_borrow<py::object>(v)));
+        }
       } else {
         out.push_back(to_expr(value));
       }

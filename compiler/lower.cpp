@@ -91,7 +91,7 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
   }
   for (const Operation& o : sch.outputs()) {
     bool found = false;
-    for (const ArgBinding& a : out) found |= a.op == o;
+    for (const ArgBinding& a : out) found |= primary_of(a.op) == primary_of(o);
     if (!found) {
       throw LowerError(str("lower: output '", o->name,
                            "' is not in the argument list; pass it so the result has a home"));
@@ -120,6 +120,12 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   }
   if (target.is_npu()) {
     for (const StagePtr& st : sch.stages()) {
+      if (num_outputs(st->op) > 1) {
+        throw TargetError(str("target '", target.name(), "': stage '", st->name(),
+                              "' is a multi-output compute (", num_outputs(st->op),
+                              " outputs); NPU kernels compute one tensor per stage: build it for "
+                              "target c, or write one te.compute per output"));
+      }
       const auto* r = st->op->body.as<ReduceNode>();
       if (r && r->init.defined()) {
         throw TargetError(str("target '", target.name(), "': stage '", st->name(),

@@ -20,6 +20,12 @@ Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_a
   const auto* red = st->op->body.as<ReduceNode>();
   if (!red) throw ScheduleError(str(what, ": '", tensor.name(), "' is not a reduction"));
   if (!axis) throw ScheduleError(what + ": axis is None");
+  if (num_outputs(st->op) > 1) {
+    throw ScheduleError(str(what, ": '", st->op->name, "' is a multi-output compute (",
+                            num_outputs(st->op),
+                            " outputs); rfactor takes a one-output reduction (TVM factors tuple "
+                            "reductions; here reduce them unfactored)"));
+  }
   if (st->op != st->origin_op) {
     throw ScheduleError(str(what,
                             ": the stage is cache-written; apply rfactor first, then "
@@ -117,7 +123,7 @@ Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_a
           cond = cond.defined() ? make_binary(ExprKind::kAnd, cond, guard) : guard;
         if (raxes.empty()) {  // nothing left to reduce: the partial is the (guarded) value
           Expr id =
-              rb->reducer ? rb->reducer->identity : reduce_identity(rb->combiner, src.dtype());
+              rb->reducer ? rb->reducer->identity[0] : reduce_identity(rb->combiner, src.dtype());
           return cond.defined() ? make_select(cond, src, id) : src;
         }
         return make_reduce(rb->combiner, src, raxes, cond, Expr(), rb->reducer);

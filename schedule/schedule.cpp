@@ -77,7 +77,9 @@ Annotation StageNode::annotation(const IterVar& iv) const {
 Schedule::Schedule(const std::vector<Operation>& outputs) : outputs_(outputs) {
   // Post-order DFS from the outputs gives producers before consumers, deterministically.
   std::set<const OperationNode*> seen;
-  std::function<void(const Operation&)> visit = [&](const Operation& op) {
+  // The outputs of a multi-output compute are one stage, of output 0's node (operation.h).
+  std::function<void(const Operation&)> visit = [&](const Operation& any) {
+    const Operation& op = primary_of(any);
     if (!seen.insert(op.get()).second) return;
     for (const Operation& in : op->inputs) visit(in);
     if (op->kind == OpKind::kCompute) stages_.push_back(make_stage(op));
@@ -97,7 +99,8 @@ std::shared_ptr<Schedule> create_schedule(const std::vector<Operation>& outputs)
   return std::make_shared<Schedule>(outputs);
 }
 
-StagePtr Schedule::find(const Operation& op) const {
+StagePtr Schedule::find(const Operation& any) const {
+  const Operation& op = primary_of(any);
   for (const StagePtr& st : stages_) {
     if (st->op == op || st->origin_op == op) return st;
   }
@@ -121,7 +124,10 @@ std::vector<StagePtr> Schedule::consumers_of(const StageNode& stage) const {
   std::vector<StagePtr> out;
   for (const StagePtr& st : stages_) {
     bool reads = false;
-    for (const Operation& in : st->inputs()) reads |= in == stage.op || in == stage.origin_op;
+    for (const Operation& any : st->inputs()) {
+      const Operation& in = primary_of(any);
+      reads |= in == stage.op || in == stage.origin_op;
+    }
     if (!reads) continue;
     // An inlined stage is substituted into its readers: they are the real consumers.
     std::vector<StagePtr> real =
@@ -202,6 +208,12 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
   }
   if (st->op != st->origin_op) {
     throw ScheduleError(str(what, ": stage '", st->name(), "' is already cache-written"));
+  }
+  if (num_outputs(st->op) > 1) {
+    throw ScheduleError(str(what, ": stage '", st->name(), "' is a multi-output compute (",
+                            num_outputs(st->op), " outputs); cache_write takes a one-output "
+                            "stage (TVM caches all outputs; here cache_read its readers' copies "
+                            "instead)"));
   }
   // The cache computes the original body; the stage becomes a copy out of the cache.
   Operation orig = st->op;

@@ -246,7 +246,7 @@ class ScheduleSpecializer {
       Expr cond = r->condition.defined() ? mutate(r->condition) : Expr();
       Expr init = r->init.defined() ? mutate(r->init) : Expr();
       return Expr(std::make_shared<ReduceNode>(r->combiner, mutate(r->source), axes, cond, init,
-                                               r->reducer));
+                                               r->reducer, r->value_index));
     }
 
    private:
@@ -256,7 +256,13 @@ class ScheduleSpecializer {
   Operation op(const Operation& old) {
     auto it = ops_.find(old.get());
     if (it != ops_.end()) return it->second;
+    if (old->primary) {  // an output of a multi-output compute: that output of the new one
+      Operation o = op_output(op(old->primary), old->value_index);
+      ops_[old.get()] = o;
+      return o;
+    }
     auto n = std::make_shared<OperationNode>(*old);
+    n->outputs.clear();
     if (!old->sym_shape.empty()) {
       for (size_t d = 0; d < old->sym_shape.size(); ++d) {
         n->shape[d] = value_of(old->sym_shape[d], str("tensor '", old->name, "': dimension ", d));

@@ -303,6 +303,11 @@ void Stage::compute_inline() {
   if (st.is_output) {
     throw ScheduleError(what + ": an output of the schedule cannot be inlined");
   }
+  if (num_outputs(st.op) > 1) {
+    throw ScheduleError(str(what, ": a multi-output compute (", num_outputs(st.op),
+                            " outputs) cannot be inlined (its outputs share one loop nest); use "
+                            "compute_at or compute_root"));
+  }
   if (st.op->body.as<ReduceNode>()) {
     throw ScheduleError(what +
                         ": a reduction cannot be inlined into its consumers; "

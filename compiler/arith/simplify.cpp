@@ -105,7 +105,7 @@ class Simplifier : public IRMutator {
     if (source.same_as(op->source) && cond.same_as(op->condition) && init.same_as(op->init)) {
       return e;
     }
-    return make_reduce(op->combiner, source, op->axis, cond, init, op->reducer);
+    return make_reduce(op->combiner, source, op->axis, cond, init, op->reducer, op->value_index);
   }
 
   Stmt mutate_For(const ForNode* op, const Stmt&) override {

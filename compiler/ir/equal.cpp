@@ -68,9 +68,19 @@ uint64_t hash_all(uint64_t h, const std::vector<Expr>& v) {
 bool same_reducer(const CommReducer& a, const CommReducer& b) {
   if (a == b) return true;
   if (!a || !b) return false;
-  VarMap m{{b->lhs, a->lhs}, {b->rhs, a->rhs}};
-  return structural_equal(a->combine, substitute(b->combine, m)) &&
-         structural_equal(a->identity, b->identity);
+  if (a->arity() != b->arity()) return false;
+  VarMap m;
+  for (size_t j = 0; j < a->arity(); ++j) {
+    m[b->lhs[j]] = a->lhs[j];
+    m[b->rhs[j]] = a->rhs[j];
+  }
+  for (size_t j = 0; j < a->arity(); ++j) {
+    if (!structural_equal(a->combine[j], substitute(b->combine[j], m)) ||
+        !structural_equal(a->identity[j], b->identity[j])) {
+      return false;
+    }
+  }
+  return true;
 }
 
 uint64_t hash_expr(const Expr& e) {
@@ -109,6 +119,7 @@ uint64_t hash_expr(const Expr& e) {
     case ExprKind::kReduce: {
       const auto* op = e.as<ReduceNode>();
       h = mix(h, static_cast<uint64_t>(op->combiner));
+      h = mix(h, static_cast<uint64_t>(op->value_index));
       for (const IterVar& iv : op->axis) h = mix(h, iv->var.name());
       h = mix(h, hash_expr(op->source));
       if (op->init.defined()) h = mix(h, hash_expr(op->init));
@@ -157,7 +168,10 @@ bool structural_equal(const Expr& a, const Expr& b) {
     }
     case ExprKind::kReduce: {
       const auto *x = a.as<ReduceNode>(), *y = b.as<ReduceNode>();
-      if (x->combiner != y->combiner || x->axis.size() != y->axis.size()) return false;
+      if (x->combiner != y->combiner || x->axis.size() != y->axis.size() ||
+          x->value_index != y->value_index) {
+        return false;
+      }
       for (size_t i = 0; i < x->axis.size(); ++i) {
         if (!same_iter_var(x->axis[i], y->axis[i])) return false;
       }
@@ -220,6 +234,7 @@ int structural_compare(const Expr& a, const Expr& b) {
     case ExprKind::kReduce: {
       const auto *x = a.as<ReduceNode>(), *y = b.as<ReduceNode>();
       if (int c = three_way(x->combiner, y->combiner)) return c;
+      if (int c = three_way(x->value_index, y->value_index)) return c;
       if (int c = three_way(x->axis.size(), y->axis.size())) return c;
       for (size_t i = 0; i < x->axis.size(); ++i) {
         if (int c = three_way(x->axis[i]->var.id(), y->axis[i]->var.id())) return c;
@@ -228,8 +243,13 @@ int structural_compare(const Expr& a, const Expr& b) {
       if (int c = structural_compare(x->init, y->init)) return c;
       if (x->reducer != y->reducer) {
         if (!x->reducer || !y->reducer) return x->reducer ? 1 : -1;
-        if (int c = structural_compare(x->reducer->combine, y->reducer->combine)) return c;
-        if (int c = structural_compare(x->reducer->identity, y->reducer->identity)) return c;
+        if (int c = three_way(x->reducer->arity(), y->reducer->arity())) return c;
+        for (size_t j = 0; j < x->reducer->arity(); ++j) {
+          if (int c = structural_compare(x->reducer->combine[j], y->reducer->combine[j])) return c;
+          if (int c = structural_compare(x->reducer->identity[j], y->reducer->identity[j])) {
+            return c;
+          }
+        }
       }
       return structural_compare(x->condition, y->condition);
     }

@@ -93,13 +93,37 @@ Expr make_buffer_load(Buffer b, std::vector<Expr> indices) {
   return Expr(std::make_shared<BufferLoadNode>(std::move(b), std::move(indices)));
 }
 
+ReduceNode::ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond, Expr ini,
+                       CommReducer red, int vi)
+    : ExprNode(ExprKind::kReduce,
+               as_tuple(s) ? as_tuple(s)->args.at(static_cast<size_t>(vi)).dtype() : s.dtype()),
+      combiner(c),
+      source(std::move(s)),
+      axis(std::move(ax)),
+      condition(std::move(cond)),
+      init(std::move(ini)),
+      reducer(std::move(red)),
+      value_index(vi) {}
+
 Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
-                 Expr init, CommReducer reducer) {
+                 Expr init, CommReducer reducer, int value_index) {
   TESSERA_ICHECK(!init.defined() || init.dtype() == source.dtype(), "reduce init type");
   TESSERA_ICHECK((c == ReduceKind::kCustom) == (reducer != nullptr), "custom reducer");
+  TESSERA_ICHECK(value_index == 0 || as_tuple(source), "reduce value_index of a single value");
   return Expr(std::make_shared<ReduceNode>(c, std::move(source), std::move(axis),
                                            std::move(condition), std::move(init),
-                                           std::move(reducer)));
+                                           std::move(reducer), value_index));
+}
+
+Expr make_tuple(std::vector<Expr> fields) {
+  TESSERA_ICHECK(!fields.empty(), "empty tuple");
+  DType t = fields[0].dtype();
+  return make_call(t, kTupleCall, std::move(fields));
+}
+
+const CallNode* as_tuple(const Expr& e) {
+  const auto* c = e.defined() ? e.as<CallNode>() : nullptr;
+  return c && c->name == kTupleCall ? c : nullptr;
 }
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {

@@ -216,14 +216,16 @@ struct BufferLoadNode : ExprNode {
   static bool matches(ExprKind k) { return k == ExprKind::kBufferLoad; }
 };
 enum class ReduceKind : uint8_t { kSum, kMax, kMin, kCustom };
-// A user's commutative reducer (TVM's te.comm_reducer), for kCustom: `combine` is an expression
-// over `lhs` (the accumulated value) and `rhs` (a new value), `identity` its neutral value; both
-// in the reduction's type.
+// A user's commutative reducer (TVM's te.comm_reducer), for kCustom: `combine[j]` is an expression
+// over `lhs` (the accumulated values) and `rhs` (new values) giving value j of the combination,
+// `identity[j]` its neutral value. One value (arity 1) for a reducer of single values; more for
+// a reducer over tuples (argmax: an index and a value reduced together, TVM's tuple reducers).
 struct CommReducerNode {
   std::string name;
-  Var lhs, rhs;
-  Expr combine;
-  Expr identity;
+  std::vector<Var> lhs, rhs;
+  std::vector<Expr> combine;
+  std::vector<Expr> identity;
+  size_t arity() const { return combine.size(); }
 };
 using CommReducer = std::shared_ptr<const CommReducerNode>;
 // A commutative reduction of `source` over `axis` (only at the top of a compute body).
@@ -232,20 +234,16 @@ using CommReducer = std::shared_ptr<const CommReducerNode>;
 // compute's data axes and read tensors, but not the reduce axes.
 struct ReduceNode : ExprNode {
   ReduceKind combiner;
-  Expr source;
+  Expr source;          // a tuple (make_tuple) for a tuple reducer: one source per value
   std::vector<IterVar> axis;
   Expr condition;       // bool, or undefined for "always"
   Expr init;            // source's type, or undefined for the identity
   CommReducer reducer;  // kCustom only
+  // A tuple reduction is one reduction with several results (TVM's Reduce.value_index): this
+  // node stands for result `value_index` and has its type.
+  int value_index = 0;
   ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond, Expr ini = Expr(),
-             CommReducer red = nullptr)
-      : ExprNode(ExprKind::kReduce, s.dtype()),
-        combiner(c),
-        source(std::move(s)),
-        axis(std::move(ax)),
-        condition(std::move(cond)),
-        init(std::move(ini)),
-        reducer(std::move(red)) {}
+             CommReducer red = nullptr, int vi = 0);
   static bool matches(ExprKind k) { return k == ExprKind::kReduce; }
 };
 
@@ -418,7 +416,14 @@ Expr make_call(DType t, const std::string& name, std::vector<Expr> args);
 Expr make_producer_load(Operation op, std::vector<Expr> indices);
 Expr make_buffer_load(Buffer b, std::vector<Expr> indices);
 Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
-                 Expr init = Expr(), CommReducer reducer = nullptr);
+                 Expr init = Expr(), CommReducer reducer = nullptr, int value_index = 0);
+// A tuple of values: the sources of a tuple reduction, the bodies of a multi-output compute.
+// Only tensor expressions hold tuples; lowering takes them apart (a tuple never reaches codegen).
+// It is a Call named kTupleCall with the type of its first field.
+inline constexpr const char* kTupleCall = "tuple";
+Expr make_tuple(std::vector<Expr> fields);
+// The tuple's node, or nullptr when `e` is not a tuple.
+const CallNode* as_tuple(const Expr& e);
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body);
 Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value);

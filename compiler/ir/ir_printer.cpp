@@ -155,6 +155,7 @@ class Printer : public IRVisitor {
       visit(op->init);
     }
     os_ << ")";
+    if (as_tuple(op->source)) os_ << "[" << op->value_index << "]";
   }
 
   void visit_For(const ForNode* op, const Stmt&) override {

@@ -185,7 +185,7 @@ Expr IRMutator::mutate_BufferLoad(const BufferLoadNode* op, const Expr& e) {
 Expr IRMutator::mutate_Reduce(const ReduceNode* op, const Expr& e) {
   Expr s = mutate(op->source), c = mutate(op->condition), i = mutate(op->init);
   if (s.same_as(op->source) && c.same_as(op->condition) && i.same_as(op->init)) return e;
-  return make_reduce(op->combiner, s, op->axis, c, i, op->reducer);
+  return make_reduce(op->combiner, s, op->axis, c, i, op->reducer, op->value_index);
 }
 Stmt IRMutator::mutate_For(const ForNode* op, const Stmt& s) {
   Expr mn = mutate(op->min), ext = mutate(op->extent);

@@ -16,7 +16,7 @@ bool reads(const Expr& body, const StageNode& producer) {
   bool found = false;
   post_order_visit(body, [&](const Expr& e) {
     if (const auto* l = e.as<ProducerLoadNode>()) {
-      found |= l->op == producer.op || l->op == producer.origin_op;
+      found |= primary_of(l->op) == producer.op || primary_of(l->op) == producer.origin_op;
     }
   });
   return found;
@@ -27,7 +27,8 @@ std::vector<std::vector<Expr>> reads_of(const Expr& body, const StageNode& produ
   std::vector<std::vector<Expr>> out;
   post_order_visit(body, [&](const Expr& e) {
     if (const auto* l = e.as<ProducerLoadNode>()) {
-      if (l->op == producer.op || l->op == producer.origin_op) out.push_back(l->indices);
+      const Operation& op = primary_of(l->op);  // any output of a multi-output compute
+      if (op == producer.op || op == producer.origin_op) out.push_back(l->indices);
     }
   });
   return out;

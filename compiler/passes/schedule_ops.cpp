@@ -15,7 +15,8 @@ namespace tessera {
 namespace {
 
 struct Storage {
-  Buffer buffer;
+  Buffer buffer;                // output 0's
+  std::vector<Buffer> outputs;  // every output's (a multi-output compute has several)
   std::vector<Expr> offset;  // subtracted from each index (the region start of a local buffer)
   bool allocate_at_attach = false;
 };
@@ -30,10 +31,13 @@ class NestBuilder {
     std::vector<Stmt> produces;
     std::vector<Buffer> root_allocs;
     for (const StagePtr& st : sch_.stages()) {
-      if (st->attach_type != AttachType::kRoot) continue;
-      produces.push_back(produce(*st));
+      if (st->attach_type == AttachType::kInline) continue;
+      if (st->attach_type == AttachType::kRoot) produces.push_back(produce(*st));
       const Storage& s = storage_.at(st.get());
-      if (s.buffer && !is_arg(*st)) root_allocs.push_back(s.buffer);
+      if (s.allocate_at_attach) continue;  // allocated around its attach loop
+      for (size_t i = 0; i < s.outputs.size(); ++i) {
+        if (!arg_buffer(*st, static_cast<int>(i))) root_allocs.push_back(s.outputs[i]);
+      }
     }
     Stmt body = make_seq(produces);
     for (auto it = root_allocs.rbegin(); it != root_allocs.rend(); ++it) {
@@ -43,11 +47,13 @@ class NestBuilder {
   }
 
  private:
-  bool is_arg(const StageNode& st) const {
+  // The argument buffer of the stage's output `i`, or null when that output is not an argument.
+  Buffer arg_buffer(const StageNode& st, int i) const {
     for (const ArgBinding& a : args_) {
-      if (a.op == st.op || a.op == st.origin_op) return true;
+      const Operation& op = primary_of(a.op);
+      if ((op == st.op || op == st.origin_op) && a.op->value_index == i) return a.buffer;
     }
-    return false;
+    return nullptr;
   }
 
   void assign_storage() {
@@ -58,21 +64,32 @@ class NestBuilder {
       Storage s;
       const StageBounds& b = bm_.at(st.get());
       size_t ndim = st->op->axis.size();
-      for (const ArgBinding& a : args_) {
-        if (a.op == st->op || a.op == st->origin_op) s.buffer = a.buffer;
+      int n = num_outputs(st->op);
+      // Outputs that are arguments use the argument's buffer; others a buffer of their own: the
+      // region at an attach point (when no output of the stage is an argument), else the whole
+      // tensor.
+      bool any_arg = false;
+      for (int i = 0; i < n; ++i) any_arg |= arg_buffer(*st, i) != nullptr;
+      bool local = st->attach_type == AttachType::kScope && !any_arg;
+      s.offset.assign(ndim, make_int(0));
+      if (local) s.offset.assign(b.region_min.begin(), b.region_min.begin() + ndim);
+      for (int i = 0; i < n; ++i) {
+        Buffer buf = arg_buffer(*st, i);
+        if (!buf) {
+          std::string name = n > 1 ? str(st->name(), ".v", i) : st->name();
+          DType t = output_dtype(st->op, i);
+          if (local) {
+            std::vector<int64_t> shape(b.region_extent.begin(), b.region_extent.begin() + ndim);
+            std::string scope = st->scope == "global" ? "local" : st->scope;
+            buf = make_buffer(names.unique(name), t, shape, scope);
+            s.allocate_at_attach = true;
+          } else {
+            buf = make_buffer(names.unique(name), t, st->op->shape, st->scope);
+          }
+        }
+        s.outputs.push_back(buf);
       }
-      if (s.buffer) {
-        s.offset.assign(ndim, make_int(0));
-      } else if (st->attach_type == AttachType::kScope) {
-        std::vector<int64_t> shape(b.region_extent.begin(), b.region_extent.begin() + ndim);
-        std::string scope = st->scope == "global" ? "local" : st->scope;
-        s.buffer = make_buffer(names.unique(st->name()), st->op->dtype, shape, scope);
-        s.offset.assign(b.region_min.begin(), b.region_min.begin() + ndim);
-        s.allocate_at_attach = true;
-      } else {
-        s.buffer = make_buffer(names.unique(st->name()), st->op->dtype, st->op->shape, st->scope);
-        s.offset.assign(ndim, make_int(0));
-      }
+      s.buffer = s.outputs[0];
       storage_[st.get()] = s;
     }
   }
@@ -101,7 +118,7 @@ class NestBuilder {
       }
       const Storage& s = nb_.storage_.at(st.get());
       for (size_t d = 0; d < idx.size(); ++d) idx[d] = idx[d] - s.offset[d];
-      return make_buffer_load(s.buffer, idx);
+      return make_buffer_load(s.outputs.at(static_cast<size_t>(op->op->value_index)), idx);
     }
 
    private:
@@ -123,7 +140,8 @@ class NestBuilder {
       case ReduceKind::kMin:
         return min(acc, v);
       case ReduceKind::kCustom:  // te.comm_reducer: its expression over (acc, v)
-        return substitute(r.reducer->combine, {{r.reducer->lhs, acc}, {r.reducer->rhs, v}});
+        return substitute(r.reducer->combine[0],
+                          {{r.reducer->lhs[0], acc}, {r.reducer->rhs[0], v}});
     }
     return Expr();
   }
@@ -255,10 +273,36 @@ class NestBuilder {
     for (auto it = inside.rbegin(); it != inside.rend(); ++it) {
       const Storage& ps = storage_.at(*it);
       if (!ps.allocate_at_attach) continue;
-      inner = make_allocate(ps.buffer, inner);
-      if ((*it)->double_buffer) inner = make_attr("double_buffer", ps.buffer->name, inner);
+      for (auto b = ps.outputs.rbegin(); b != ps.outputs.rend(); ++b) {
+        inner = make_allocate(*b, inner);
+        if ((*it)->double_buffer) inner = make_attr("double_buffer", (*b)->name, inner);
+      }
     }
     return make_loop(st, leaf, inner);
+  }
+
+  // One step of a reduction over tuples: every new value is computed from the old ones before
+  // any is stored (TVM's tuple reducers: argmax's index and value update together).
+  Stmt tuple_update(const StageNode& st, const ReduceNode& r, const std::vector<Expr>& sources,
+                    const std::vector<Expr>& idx) const {
+    const Storage& s = storage_.at(&st);
+    const CommReducerNode& red = *r.reducer;
+    VarMap m;
+    for (size_t j = 0; j < red.arity(); ++j) {
+      m[red.lhs[j]] = make_buffer_load(s.outputs[j], idx);
+      m[red.rhs[j]] = sources[j];
+    }
+    std::vector<Var> fresh;
+    std::vector<Stmt> stores;
+    for (size_t j = 0; j < red.arity(); ++j) {
+      fresh.emplace_back(str(red.name, "_v", j), red.lhs[j].dtype());
+      stores.push_back(make_store(s.outputs[j], idx, fresh.back()));
+    }
+    Stmt out = make_seq(stores);
+    for (size_t j = red.arity(); j-- > 0;) {
+      out = make_let(fresh[j], substitute(red.combine[j], m), out);
+    }
+    return out;
   }
 
   Stmt produce(const StageNode& st) const {
@@ -301,17 +345,29 @@ class NestBuilder {
                                   r->condition.defined() ? " with a where= condition" : ""));
         }
       }
-      Expr acc = make_buffer_load(s.buffer, idx);
-      update = make_store(s.buffer, idx, combine(*r, acc, src));
+      if (const CallNode* sources = as_tuple(src)) {
+        update = tuple_update(st, *r, sources->args, idx);
+      } else {
+        Expr acc = make_buffer_load(s.buffer, idx);
+        update = make_store(s.buffer, idx, combine(*r, acc, src));
+      }
       if (r->condition.defined()) {
         update = make_if(lower_loads(substitute(r->condition, vals), st), update);
       }
       // TVM's init=: the reduction starts from that value (over the data axes) instead of the
       // combiner's identity.
-      init = make_store(s.buffer, idx,
-                        r->init.defined()      ? lower_loads(substitute(r->init, vals), st)
-                        : r->reducer != nullptr ? r->reducer->identity
-                                                : reduce_identity(r->combiner, st.op->dtype));
+      if (as_tuple(src)) {
+        std::vector<Stmt> inits;
+        for (size_t j = 0; j < s.outputs.size(); ++j) {
+          inits.push_back(make_store(s.outputs[j], idx, r->reducer->identity[j]));
+        }
+        init = make_seq(inits);
+      } else {
+        init = make_store(s.buffer, idx,
+                          r->init.defined()       ? lower_loads(substitute(r->init, vals), st)
+                          : r->reducer != nullptr ? r->reducer->identity[0]
+                                                  : reduce_identity(r->combiner, st.op->dtype));
+      }
       for (size_t i = 0; i < st.leaf_iter_vars.size(); ++i) {
         if (st.leaf_iter_vars[i]->kind == IterKind::kReduce) {
           first_reduce = i;
@@ -323,7 +379,14 @@ class NestBuilder {
         throw ScheduleError(str("stage '", st.name(), "': tensorize with '", st.intrin->name,
                                 "': missing reduction: the stage computes no reduction"));
       }
-      update = make_store(s.buffer, idx, lower_loads(substitute(b.body, vals), st));
+      // A multi-output compute stores each output's body in turn.
+      const CallNode* bodies = as_tuple(b.body);
+      std::vector<Stmt> stores;
+      for (size_t j = 0; j < s.outputs.size(); ++j) {
+        const Expr& body = bodies ? bodies->args[j] : b.body;
+        stores.push_back(make_store(s.outputs[j], idx, lower_loads(substitute(body, vals), st)));
+      }
+      update = make_seq(stores);
     }
     return make_attr("produce", st.name(),
                      update_nest(st, 0, update, init, first_reduce, intrin_level));

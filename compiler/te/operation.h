@@ -1,8 +1,15 @@
 // Tensor-expression operations: the algorithm half of an operator (TVM's TE).
 //
-// An operation produces one tensor. A placeholder is an input; a compute operation defines every
+// An operation produces a tensor. A placeholder is an input; a compute operation defines every
 // element of its output by an expression over its axes (and, for a reduction, its reduce axes).
 // Operations are immutable and shared; a Tensor is a handle to the operation that produces it.
+//
+// A multi-output compute (TVM's compute whose function returns a tuple, and tuple reductions such
+// as argmax) computes several tensors of one shape in one loop nest. Its first output's node is
+// the operation (`primary`): its body is a tuple of the outputs' bodies (make_tuple; a tuple
+// reduction for a reduction), and it is what a stage computes. Output i > 0 is a node of its own
+// (so that reads of it name it) with `primary` pointing to output 0 and value_index i; schedule
+// and lowering look through it to the primary (primary_of).
 #pragma once
 
 #include <functional>
@@ -36,7 +43,24 @@ struct OperationNode {
   // work.h), as the operator's author declares it from its logical shape; a padded layout's
   // expression does more. When absent, lowering computes it from the expression (true_work.h).
   std::optional<Work> true_work;
+  // Multi-output computes: which output this node is, and (output i > 0) output 0's node.
+  int value_index = 0;
+  Operation primary;
+  // Output 0 of a multi-output compute: the other outputs' nodes while anyone holds them (output
+  // 0 does not own them, so that a node never owns itself); output() re-creates a dropped one.
+  mutable std::vector<std::weak_ptr<const OperationNode>> outputs;
 };
+
+// The operation a tensor belongs to: output 0's node for any output of a multi-output compute.
+inline const Operation& primary_of(const Operation& op) { return op->primary ? op->primary : op; }
+// How many tensors the operation computes (1 but for a multi-output compute).
+int num_outputs(const Operation& op);
+// Output i of the operation (ExprError naming it when i is out of range).
+Operation op_output(const Operation& op, int i);
+// The body of output i (a component of the primary's tuple body).
+Expr output_body(const Operation& op, int i);
+// The type of output i.
+DType output_dtype(const Operation& op, int i);
 
 // A handle to an operation's output.
 class Tensor {
@@ -44,7 +68,8 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(Operation op) : op_(std::move(op)) {}
   const Operation& op() const { return op_; }
-  const std::string& name() const { return op_->name; }
+  // TVM's: the operation's name, with ".v<i>" for an output of a multi-output compute.
+  std::string name() const;
   DType dtype() const { return op_->dtype; }
   const std::vector<int64_t>& shape() const { return op_->shape; }
   int ndim() const { return static_cast<int>(op_->shape.size()); }

@@ -83,8 +83,17 @@ Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterV
                           "' is not a reduce axis; create it with reduce_axis"));
     }
   }
-  if (source.dtype() == DType::kBool) {
-    throw ExprError(str(reduce_kind_name(kind), " over bool values; cast them to an integer type"));
+  const CallNode* tuple = as_tuple(source);
+  for (const Expr& src : tuple ? tuple->args : std::vector<Expr>{source}) {
+    if (src.dtype() == DType::kBool) {
+      throw ExprError(
+          str(reduce_kind_name(kind), " over bool values; cast them to an integer type"));
+    }
+  }
+  if (tuple && init.defined()) {
+    throw ExprError(str("comm_reducer '", reducer->name, "': init= on a reduction over tuples is "
+                        "not supported; reduce from the identity and combine the initial values "
+                        "in a later compute"));
   }
   if (where.defined() && where.dtype() != DType::kBool) {
     throw ExprError(str(reduce_kind_name(kind), ": where= must be a bool condition, got ",
@@ -111,11 +120,21 @@ Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterV
       }
     });
   }
-  if (reducer && source.dtype() != reducer->lhs.dtype()) {
-    throw ExprError(str("comm_reducer '", reducer->name, "': it combines ",
-                        dtype_name(reducer->lhs.dtype()), " values but the source is ",
-                        dtype_name(source.dtype()), "; cast the source with .astype('",
-                        dtype_name(reducer->lhs.dtype()), "')"));
+  if (reducer) {
+    std::vector<Expr> sources = tuple ? tuple->args : std::vector<Expr>{source};
+    if (sources.size() != reducer->arity()) {
+      throw ExprError(str("comm_reducer '", reducer->name, "': it combines tuples of ",
+                          reducer->arity(), " value(s) but is given ", sources.size(),
+                          " source value(s); pass one source per value"));
+    }
+    for (size_t j = 0; j < sources.size(); ++j) {
+      DType want = reducer->lhs[j].dtype();
+      if (sources[j].dtype() == want) continue;
+      throw ExprError(str("comm_reducer '", reducer->name, "': it combines ", dtype_name(want),
+                          " values", reducer->arity() > 1 ? str(" at position ", j) : "",
+                          " but the source is ", dtype_name(sources[j].dtype()),
+                          "; cast the source with .astype('", dtype_name(want), "')"));
+    }
   }
   return make_reduce(kind, source, axis, where, start, reducer);
 }
@@ -239,8 +258,49 @@ IterVar reduce_axis(int64_t min, int64_t extent, const std::string& name) {
   return make_iter_var(name, min, extent, IterKind::kReduce);
 }
 
-Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std::string& name,
-               const std::vector<std::string>& axis_names, const std::optional<Work>& true_work) {
+namespace {
+
+// The one body of a multi-output compute: a tuple of its elementwise bodies, or the tuple
+// reduction whose results the bodies are (in order). ExprError naming the compute otherwise.
+Expr group_body(const std::vector<Expr>& bodies, const std::string& name) {
+  if (bodies.size() == 1) return bodies[0];
+  const auto* r0 = bodies[0].as<ReduceNode>();
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const auto* r = bodies[i].as<ReduceNode>();
+    if (!r0 && !r) continue;
+    bool same = r0 && r && as_tuple(r0->source) && r->source.same_as(r0->source) &&
+                r->reducer == r0->reducer && r->condition.same_as(r0->condition) &&
+                r->axis == r0->axis;
+    if (!same) {
+      auto what = [](const ReduceNode* x) {
+        return !x ? "elementwise" : as_tuple(x->source) ? "a reduction over tuples"
+                                                        : "a reduction of one value";
+      };
+      std::string problem =
+          r0 && !as_tuple(r0->source)
+              ? str("output 0 is ", what(r0))
+              : str("output ", i, " is ", what(r), " but output 0 is ", what(r0),
+                    r && r0 ? " (another reduction)" : "");
+      throw ExprError(str("compute '", name, "': ", problem, "; the outputs of a multi-output "
+                          "compute are either all elementwise or the results of one reduction "
+                          "over tuples (te.comm_reducer with a tuple: T0, T1 = te.compute(shape, "
+                          "lambda i: argmax((k, A[i, k]), axis=k))); compute other reductions "
+                          "in their own te.compute"));
+    }
+    if (r->value_index != static_cast<int>(i) ||
+        as_tuple(r->source)->args.size() != bodies.size()) {
+      throw ExprError(str("compute '", name, "': returns result ", r->value_index,
+                          " of reduction '", r->reducer->name, "' as output ", i, "; return all ",
+                          as_tuple(r->source)->args.size(), " results of the reduction, in order"));
+    }
+  }
+  return r0 ? bodies[0] : make_tuple(bodies);
+}
+
+std::vector<Tensor> compute_outputs(const std::vector<int64_t>& shape, const MultiComputeFn& f,
+                                    const std::string& name,
+                                    const std::vector<std::string>& axis_names,
+                                    const std::optional<Work>& true_work) {
   check_shape(shape, name);
   if (!axis_names.empty() && axis_names.size() != shape.size()) {
     throw ExprError(str("compute '", name, "': ", axis_names.size(), " axis names for ",
@@ -258,8 +318,15 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
     vars.push_back(op->axis.back()->var);
     allowed.insert(vars.back().id());
   }
-  Expr body = f(vars);
-  if (!body.defined()) throw ExprError(str("compute '", name, "': the body is empty"));
+  std::vector<Expr> bodies = f(vars);
+  if (bodies.empty()) throw ExprError(str("compute '", name, "': the function returns no value"));
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    if (!bodies[i].defined()) {
+      throw ExprError(str("compute '", name, "': the body", bodies.size() > 1 ? str(" ", i) : "",
+                          " is empty"));
+    }
+  }
+  Expr body = group_body(bodies, name);
   BodyChecker checker(name, allowed);
   if (const auto* r = body.as<ReduceNode>()) {
     std::set<uint64_t> with_reduce = allowed;
@@ -282,7 +349,45 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
   op->dtype = body.dtype();
   op->body = body;
   op->true_work = true_work;
-  return Tensor(op);
+  std::vector<Tensor> out;
+  for (int i = 0; i < static_cast<int>(bodies.size()); ++i) out.emplace_back(op_output(op, i));
+  return out;
+}
+
+}  // namespace
+
+Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std::string& name,
+               const std::vector<std::string>& axis_names, const std::optional<Work>& true_work) {
+  auto one = [&](const std::vector<Var>& vars) { return std::vector<Expr>{f(vars)}; };
+  return compute_outputs(shape, one, name, axis_names, true_work)[0];
+}
+
+std::vector<Tensor> compute_multi(const std::vector<int64_t>& shape, const MultiComputeFn& f,
+                                  const std::string& name,
+                                  const std::vector<std::string>& axis_names,
+                                  const std::optional<Work>& true_work) {
+  return compute_outputs(shape, f, name, axis_names, true_work);
+}
+
+std::vector<Tensor> compute_multi_sym(const std::vector<Expr>& shape, const MultiComputeFn& f,
+                                      const std::string& name,
+                                      const std::vector<std::string>& axis_names,
+                                      const std::optional<Work>& true_work) {
+  bool symbolic = false;
+  std::vector<int64_t> standin = sym_shape_standins(shape, name, &symbolic);
+  std::vector<Tensor> outs = compute_outputs(standin, f, name, axis_names, true_work);
+  if (!symbolic) return outs;
+  // As compute_sym; the other outputs' nodes copy output 0's, so they are made again after.
+  auto node = std::const_pointer_cast<OperationNode>(outs[0].op());
+  node->sym_shape = shape;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].as<IntImmNode>()) continue;
+    std::const_pointer_cast<IterVarNode>(node->axis[i])->sym_extent = shape[i];
+  }
+  for (size_t i = 1; i < outs.size(); ++i) {
+    std::const_pointer_cast<OperationNode>(outs[i].op())->sym_shape = shape;
+  }
+  return outs;
 }
 
 Expr sum(const Expr& source, const std::vector<IterVar>& axis, const Expr& where,
@@ -298,49 +403,87 @@ Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr
   return make_reduction(ReduceKind::kMin, source, axis, where, init);
 }
 
-CommReducer comm_reducer(const std::string& name, const Var& lhs, const Var& rhs,
-                         const Expr& combine, const Expr& identity) {
+CommReducer comm_reducer(const std::string& name, const std::vector<Var>& lhs,
+                         const std::vector<Var>& rhs, const std::vector<Expr>& combine,
+                         const std::vector<Expr>& identity) {
   std::string what = str("comm_reducer '", name, "'");
-  if (lhs.dtype() != rhs.dtype()) throw ExprError(what + ": lhs and rhs differ in type");
-  DType t = lhs.dtype();
-  if (!combine.defined() || combine.dtype() != t) {
-    throw ExprError(str(what, ": fcombine must return a ", dtype_name(t), " expression",
-                        combine.defined() ? str(", got ", dtype_name(combine.dtype())) : ""));
+  size_t n = lhs.size();
+  if (n == 0) throw ExprError(what + ": combines no values");
+  if (rhs.size() != n) throw ExprError(what + ": lhs and rhs differ in arity");
+  if (combine.size() != n) {
+    throw ExprError(str(what, ": fcombine takes tuples of ", n, " value(s) but returns ",
+                        combine.size(), "; return one combined value per position"));
   }
-  post_order_visit(combine, [&](const Expr& e) {
-    const auto* v = e.as<VarNode>();
-    if (v && v != lhs.get() && v != rhs.get()) {
-      throw ExprError(str(what, ": fcombine uses variable '", v->name,
-                          "'; it may use only its two arguments and constants"));
-    }
-    if (e.as<ProducerLoadNode>() || e.as<ReduceNode>()) {
-      throw ExprError(str(what, ": fcombine may not read tensors or reduce; it combines two "
-                          "values"));
-    }
-  });
-  Expr id = identity;
-  if (id.defined() && id.dtype() != t) {  // a literal takes the reducer's type
-    if (const auto* c = id.as<IntImmNode>()) {
-      id = is_float(t) ? make_const(t, double(c->value)) : make_int(c->value, t);
-    } else if (const auto* f = id.as<FloatImmNode>(); f && is_float(t)) {
-      id = make_const(t, f->value);
-    }
-  }
-  if (!id.defined() || id.dtype() != t || !(id.as<IntImmNode>() || id.as<FloatImmNode>())) {
-    throw ExprError(str(what, ": fidentity must give a ", dtype_name(t), " constant"));
+  if (identity.size() != n) {
+    throw ExprError(str(what, ": fidentity returns ", identity.size(), " value(s) for tuples of ",
+                        n, "; return one identity per position"));
   }
   auto r = std::make_shared<CommReducerNode>();
   r->name = name;
   r->lhs = lhs;
   r->rhs = rhs;
-  r->combine = combine;
-  r->identity = id;
+  for (size_t j = 0; j < n; ++j) {
+    std::string at = n > 1 ? str(" (position ", j, ")") : std::string();
+    if (lhs[j].dtype() != rhs[j].dtype()) throw ExprError(what + ": lhs and rhs differ in type");
+    DType t = lhs[j].dtype();
+    const Expr& c = combine[j];
+    if (!c.defined() || c.dtype() != t) {
+      throw ExprError(str(what, ": fcombine must return a ", dtype_name(t), " expression", at,
+                          c.defined() ? str(", got ", dtype_name(c.dtype())) : ""));
+    }
+    post_order_visit(c, [&](const Expr& e) {
+      const auto* v = e.as<VarNode>();
+      bool own = false;
+      for (size_t k = 0; k < n; ++k) own |= v == lhs[k].get() || v == rhs[k].get();
+      if (v && !own) {
+        throw ExprError(str(what, ": fcombine uses variable '", v->name,
+                            "'; it may use only its arguments and constants"));
+      }
+      if (e.as<ProducerLoadNode>() || e.as<ReduceNode>()) {
+        throw ExprError(str(what, ": fcombine may not read tensors or reduce; it combines two "
+                            "values"));
+      }
+    });
+    Expr id = identity[j];
+    if (id.defined() && id.dtype() != t) {  // a literal takes the reducer's type
+      if (const auto* ci = id.as<IntImmNode>()) {
+        id = is_float(t) ? make_const(t, double(ci->value)) : make_int(ci->value, t);
+      } else if (const auto* f = id.as<FloatImmNode>(); f && is_float(t)) {
+        id = make_const(t, f->value);
+      }
+    }
+    if (!id.defined() || id.dtype() != t || !(id.as<IntImmNode>() || id.as<FloatImmNode>())) {
+      throw ExprError(str(what, ": fidentity must give a ", dtype_name(t), " constant", at));
+    }
+    r->combine.push_back(c);
+    r->identity.push_back(id);
+  }
   return r;
+}
+
+CommReducer comm_reducer(const std::string& name, const Var& lhs, const Var& rhs,
+                         const Expr& combine, const Expr& identity) {
+  return comm_reducer(name, std::vector<Var>{lhs}, std::vector<Var>{rhs},
+                      std::vector<Expr>{combine}, std::vector<Expr>{identity});
 }
 
 Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vector<IterVar>& axis,
                  const Expr& where, const Expr& init) {
   return make_reduction(ReduceKind::kCustom, source, axis, where, init, reducer);
+}
+
+std::vector<Expr> comm_reduce(const CommReducer& reducer, const std::vector<Expr>& sources,
+                              const std::vector<IterVar>& axis, const Expr& where) {
+  if (sources.size() == 1) return {comm_reduce(reducer, sources[0], axis, where)};
+  if (sources.empty()) throw ExprError(str("comm_reducer '", reducer->name, "': no source"));
+  Expr r0 = make_reduction(ReduceKind::kCustom, make_tuple(sources), axis, where, Expr(), reducer);
+  const auto* r = r0.as<ReduceNode>();
+  std::vector<Expr> out{r0};
+  for (size_t i = 1; i < sources.size(); ++i) {
+    out.push_back(make_reduce(r->combiner, r->source, r->axis, r->condition, r->init, r->reducer,
+                              static_cast<int>(i)));
+  }
+  return out;
 }
 
 Expr reduce_identity(ReduceKind k, DType t) {

@@ -38,6 +38,20 @@ Tensor compute(const std::vector<int64_t>& shape, const ComputeFn& f, const std:
                const std::vector<std::string>& axis_names = {},
                const std::optional<Work>& true_work = std::nullopt);
 
+// A multi-output compute (TVM's compute whose function returns a tuple): f returns one body per
+// output; the outputs share the shape and the axes and are computed in one loop nest. The bodies
+// are all elementwise, or all the results of one reduction over tuples (comm_reduce of several
+// sources), in order. Returns output 0, 1, ... (operation.h: output 0's node is the operation).
+using MultiComputeFn = std::function<std::vector<Expr>(const std::vector<Var>&)>;
+std::vector<Tensor> compute_multi(const std::vector<int64_t>& shape, const MultiComputeFn& f,
+                                  const std::string& name,
+                                  const std::vector<std::string>& axis_names = {},
+                                  const std::optional<Work>& true_work = std::nullopt);
+std::vector<Tensor> compute_multi_sym(const std::vector<Expr>& shape, const MultiComputeFn& f,
+                                      const std::string& name,
+                                      const std::vector<std::string>& axis_names = {},
+                                      const std::optional<Work>& true_work = std::nullopt);
+
 // Symbolic shapes (TVM's te.var / te.size_var), the _sym forms: a dimension may be an integer
 // expression of size variables (Var::size). Such a tensor's `shape` holds stand-ins and its
 // `sym_shape` the expressions; lowering needs every size bound to a number first
@@ -72,6 +86,16 @@ Expr min_reduce(const Expr& source, const std::vector<IterVar>& axis, const Expr
 // constant of that type. ExprError naming the reducer otherwise.
 CommReducer comm_reducer(const std::string& name, const Var& lhs, const Var& rhs,
                          const Expr& combine, const Expr& identity);
+// A reducer over tuples: combine[j] gives value j of combining (lhs...) with (rhs...), each over
+// those variables only; identity[j] a constant of lhs[j]'s type. ExprError naming the reducer
+// when the arities or types disagree.
+CommReducer comm_reducer(const std::string& name, const std::vector<Var>& lhs,
+                         const std::vector<Var>& rhs, const std::vector<Expr>& combine,
+                         const std::vector<Expr>& identity);
+// A reduction of a tuple of sources (one per value of the reducer): its results, one expression
+// each (return them all from a multi-output compute).
+std::vector<Expr> comm_reduce(const CommReducer& reducer, const std::vector<Expr>& sources,
+                              const std::vector<IterVar>& axis, const Expr& where = Expr());
 // A reduction with a user's reducer; the source must have the reducer's type.
 Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vector<IterVar>& axis,
                  const Expr& where = Expr(), const Expr& init = Expr());

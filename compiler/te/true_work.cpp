@@ -71,7 +71,8 @@ class ReadCollector : public IRVisitor {
 };
 
 // The compute stages the tensors depend on, each once, producers first.
-void collect_stages(const Operation& op, std::vector<Operation>* out) {
+void collect_stages(const Operation& any, std::vector<Operation>* out) {
+  const Operation& op = primary_of(any);  // a multi-output compute counts once
   if (op->kind != OpKind::kCompute) return;
   if (std::find(out->begin(), out->end(), op) != out->end()) return;
   for (const Operation& in : op->inputs) collect_stages(in, out);
@@ -107,7 +108,7 @@ Work true_work(const std::vector<Tensor>& args) {
       points *= uint64_t(iv->extent);
     }
     ReadCollector(ranges, &reads).visit(op->body);
-    const uint64_t n = elements(op->shape);
+    const uint64_t n = elements(op->shape) * uint64_t(num_outputs(op));
     if (const auto* r = op->body.as<ReduceNode>()) {
       Expr src = strip_casts(r->source);
       bool mac = r->combiner == ReduceKind::kSum && src.kind() == ExprKind::kMul;

@@ -2,6 +2,7 @@
 // the te functions. Python literals become "weak" constants that take the other operand's type.
 #include "compiler/te/te.h"
 
+#include <limits>
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -25,6 +26,12 @@ std::vector<PyIterVar> py_ivs(const std::vector<IterVar>& v) {
 PyOperation py_op(const Operation& op) { return std::const_pointer_cast<OperationNode>(op); }
 
 namespace {
+
+// The largest finite value of a float type.
+double max_finite(DType t) {
+  return t == DType::kFloat32 ? double(std::numeric_limits<float>::max())
+                              : std::numeric_limits<double>::max();
+}
 
 DType dtype_from(const std::string& name) {
   auto t = parse_dtype(name);
@@ -354,7 +361,15 @@ void bind_te(py::module_& m) {
       .def_property_readonly("axis", [](const OperationNode& o) { return py_ivs(o.axis); })
       .def_property_readonly("reduce_axis",
                              [](const OperationNode& o) { return py_ivs(o.reduce_axis); })
-      .def_property_readonly("body", [](const OperationNode& o) { return o.body; })
+      .def_property_readonly("body",
+                             [](const std::shared_ptr<OperationNode>& o) {
+                               // TVM's: one body per output.
+                               std::vector<Expr> b;
+                               for (int i = 0; i < num_outputs(o); ++i) {
+                                 b.push_back(output_body(o, i));
+                               }
+                               return b;
+                             })
       .def_property_readonly("input_tensors",
                              [](const OperationNode& o) {
                                std::vector<Tensor> t;
@@ -362,14 +377,15 @@ void bind_te(py::module_& m) {
                                return t;
                              })
       .def("output",
-           [](const std::shared_ptr<OperationNode>& o, int i) {
-             if (i != 0) throw ExprError(str("operation '", o->name, "' has one output (index 0)"));
-             return Tensor(o);
-           })
+           [](const std::shared_ptr<OperationNode>& o, int i) { return Tensor(op_output(o, i)); })
+      .def_property_readonly("num_outputs",
+                             [](const std::shared_ptr<OperationNode>& o) { return num_outputs(o); })
       .def("__repr__", [](const OperationNode& o) { return "Operation(" + o.name + ")"; });
 
   py::class_<Tensor> tensor(te, "Tensor");
-  tensor.def_property_readonly("op", [](const Tensor& t) { return py_op(t.op()); })
+  // As in TVM, every output of a multi-output compute has the one operation.
+  tensor.def_property_readonly("op", [](const Tensor& t) { return py_op(primary_of(t.op())); })
+      .def_property_readonly("value_index", [](const Tensor& t) { return t.op()->value_index; })
       .def_property_readonly("name", &Tensor::name)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_name(t.dtype()); })
       .def_property_readonly("shape",
@@ -506,26 +522,34 @@ void bind_te(py::module_& m) {
                         const std::optional<std::tuple<uint64_t, uint64_t, uint64_t>>& work) {
     std::optional<Work> true_work;
     if (work) true_work = Work{std::get<0>(*work), std::get<1>(*work), std::get<2>(*work)};
+    // A function returning a tuple or list makes a multi-output compute (TVM's): the outputs
+    // are returned as a list.
     auto body = [&](const std::vector<Var>& vars) {
       py::tuple args(vars.size());
       for (size_t i = 0; i < vars.size(); ++i)
         args[i] = py::cast(static_cast<const Expr&>(vars[i]));
       py::object value = f(*args);
+      std::vector<Expr> out;
       if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
-        throw ExprError(str("te.compute '", name, "': the function returns ", py::len(value),
-                            " values; TVM makes that a multi-output compute (a list of tensors "
-                            "computed in one loop nest), tessera computes one output per "
-                            "compute: write one te.compute per value (to share a loop nest, "
-                            "compute_at one stage into a loop of the other)"));
+        for (const py::handle& v : value) {
+          out.push_back(to_expr(py::reinterpret_borrow<py::object>(v)));
+        }
+      } else {
+        out.push_back(to_expr(value));
       }
-      return to_expr(value);
+      return out;
     };
-    if (has_sym_dim(shape)) {
-      return compute_sym(to_sym_shape(shape, str("te.compute '", name, "'")), body, name,
-                         axis_names, true_work);
+    std::vector<Tensor> outs =
+        has_sym_dim(shape)
+            ? compute_multi_sym(to_sym_shape(shape, str("te.compute '", name, "'")), body, name,
+                                axis_names, true_work)
+            : compute_multi(to_shape(shape, str("te.compute '", name, "'")), body, name,
+                            axis_names, true_work);
+    if (outs.size() > 1 && true_work) {
+      throw ExprError(str("te.compute '", name, "': true_work is declared for one-output "
+                          "computes; this one has ", outs.size(), " outputs"));
     }
-    return compute(to_shape(shape, str("te.compute '", name, "'")), body, name, axis_names,
-                   true_work);
+    return outs.size() == 1 ? py::cast(outs[0]) : py::cast(outs);
   });
 
   auto reduction = [](ReduceKind k) {
@@ -567,17 +591,71 @@ void bind_te(py::module_& m) {
     py::object c = fcombine(py::cast(static_cast<const Expr&>(lhs)),
                             py::cast(static_cast<const Expr&>(rhs)));
     if (py::isinstance<py::tuple>(c) || py::isinstance<py::list>(c)) {
-      throw ExprError(str("te.comm_reducer '", name, "': fcombine returns a tuple; a reduction "
-                          "over tuples (TVM's argmax / argmin, two outputs reduced together) is "
-                          "not supported: reduce the value first (M = te.max(A[i, k], axis=k)), "
-                          "then the index in a second compute (te.min(te.if_then_else(A[i, k] == "
-                          "M[i], k, K), axis=k) gives the first index of the maximum)"));
+      throw ExprError(str("te.comm_reducer '", name, "': fcombine returns ", py::len(c),
+                          " values but the reduction has one source; a reducer over tuples "
+                          "takes a tuple of sources, one per value: ", name, "((k, A[i, k]), "
+                          "axis=k)"));
     }
     Expr combine = to_expr(c, t);
     Expr identity = to_expr(fidentity(dtype_name(t)), t);
     Expr w = where.is_none() ? Expr() : to_expr(where);
     Expr i = init.is_none() ? Expr() : to_expr(init, t);
     return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), s, axes, w, i);
+  });
+  // te.comm_reducer over a tuple of sources (TVM's argmax): fcombine(x, y) gets tuples of
+  // variables named after its parameters and returns a tuple; fidentity(*dtypes) a tuple.
+  te.def("_comm_reduce_tuple", [](const std::string& name, const py::function& fcombine,
+                                  const py::function& fidentity, const py::sequence& sources,
+                                  const py::object& axis, const py::object& where,
+                                  const py::object& init, const std::string& lname,
+                                  const std::string& rname) {
+    std::vector<IterVar> axes = to_reduce_axes(axis, "comm_reducer");
+    std::string what = str("te.comm_reducer '", name, "'");
+    if (!init.is_none()) {
+      throw ExprError(str(what, ": init= on a reduction over tuples is not supported; reduce "
+                          "from the identity and combine the initial values in a later compute"));
+    }
+    std::vector<Expr> srcs;
+    std::vector<Var> lhs, rhs;
+    py::tuple lt(py::len(sources)), rt(py::len(sources)), dtypes(py::len(sources));
+    for (size_t j = 0; j < py::len(sources); ++j) {
+      srcs.push_back(to_expr(sources[j]));
+      DType t = srcs.back().dtype();
+      lhs.emplace_back(str(lname, "_", j), t);
+      rhs.emplace_back(str(rname, "_", j), t);
+      lt[j] = py::cast(static_cast<const Expr&>(lhs.back()));
+      rt[j] = py::cast(static_cast<const Expr&>(rhs.back()));
+      dtypes[j] = py::str(dtype_name(t));
+    }
+    size_t n = srcs.size();
+    auto values = [&](const py::object& v, const char* fn) {
+      if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v)) {
+        throw ExprError(str(what, ": ", fn, " returns one value but the reduction is over tuples "
+                            "of ", n, "; return a tuple of ", n, " values"));
+      }
+      if (py::len(v) != n) {
+        throw ExprError(str(what, ": ", fn, " returns ", py::len(v), " values but the reduction "
+                            "is over tuples of ", n, " (one per source); return ", n));
+      }
+      std::vector<Expr> out;
+      for (size_t j = 0; j < n; ++j) out.push_back(to_expr(v[py::int_(j)], lhs[j].dtype()));
+      return out;
+    };
+    std::vector<Expr> combine = values(fcombine(lt, rt), "fcombine");
+    std::vector<Expr> identity = values(fidentity(*dtypes), "fidentity");
+    Expr w = where.is_none() ? Expr() : to_expr(where);
+    return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), srcs, axes, w);
+  });
+  // TVM's te.min_value / te.max_value: the lowest / highest finite value of a type.
+  te.def("min_value", [](const std::string& dtype) {
+    DType t = dtype_from(dtype);
+    if (is_float(t)) return make_float(-max_finite(t), t);
+    return make_int(int_min_of(t), t);
+  });
+  te.def("max_value", [](const std::string& dtype) {
+    DType t = dtype_from(dtype);
+    if (is_float(t)) return make_float(max_finite(t), t);
+    return make_int(int_max_of(t), t);
   });
   te.def("_binary_max",
          [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });

@@ -20,14 +20,15 @@ import operator
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
-                          const, cast, requantize)
+                          const, cast, requantize, min_value, max_value)
 from ._tessera import te as _te
 from ._tessera import ExprError as _ExprError
 
 __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis", "compute",
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
            "all", "any", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "floor", "ceil", "power",
-           "floordiv", "floormod", "requantize", "var", "size_var", "comm_reducer"]
+           "floordiv", "floormod", "requantize", "var", "size_var", "comm_reducer", "min_value",
+           "max_value"]
 
 
 def var(name="tindex", dtype="int32"):
@@ -43,6 +44,11 @@ def size_var(name="size", dtype="int32"):
 
 def compute(shape, fcompute, name="compute", true_work=None):
     """A tensor of `shape` whose element at (i, j, ...) is fcompute(i, j, ...).
+
+    When fcompute returns a tuple (or list) of n > 1 values, the compute has n outputs, as in
+    TVM: a list of tensors of one operation (T.op.output(i), T.op.num_outputs), computed in one
+    loop nest; scheduling any output's stage (s[T0] is s[T1]) schedules the operation. The
+    values are all elementwise, or the results of one reduction over tuples (te.comm_reducer).
 
     The axes are named after fcompute's parameters, as in TVM. fcompute takes one parameter per
     dimension of `shape` (ExprError naming the compute otherwise); every extent must be an integer
@@ -129,13 +135,28 @@ def comm_reducer(fcombine, fidentity, name="comm_reduce"):
 
     fcombine(x, y) combines two values of the source's type (arithmetic, min/max, selects; no
     tensor reads); fidentity(dtype) gives its identity. The reducer takes where= and init= as
-    te.sum does. Reductions over tuples (argmax) are not supported (ExprError says how to write
-    one)."""
+    te.sum does.
+
+    Over tuples (TVM's argmax): the reduction of a tuple of sources gives one result per source,
+    computed together by a multi-output te.compute; fcombine(x, y) gets tuples x, y and returns a
+    tuple, fidentity(*dtypes) a tuple:
+
+        def fcombine(x, y):
+            take = x[1] >= y[1]
+            return te.if_then_else(take, x[0], y[0]), te.if_then_else(take, x[1], y[1])
+        argmax = te.comm_reducer(fcombine, lambda t0, t1: (te.const(-1, t0), te.min_value(t1)))
+        T0, T1 = te.compute((m,), lambda i: argmax((k.var, A[i, k]), axis=k))
+    """
+    code = getattr(fcombine, "__code__", None)
+    names = list(code.co_varnames[:2]) if code is not None and code.co_argcount >= 2 else []
+    lname, rname = names if len(names) == 2 else ("x", "y")
 
     def reducer(expr, axis, where=None, init=None):
         if isinstance(expr, (tuple, list)):
-            return _te._comm_reduce(name, lambda x, y: (x, y), fidentity, expr[0], _axes(axis),
-                                    where, init)
+            if len(expr) > 1:
+                return tuple(_te._comm_reduce_tuple(name, fcombine, fidentity, list(expr),
+                                                    _axes(axis), where, init, lname, rname))
+            expr = expr[0]
         return _te._comm_reduce(name, fcombine, fidentity, expr, _axes(axis), where, init)
     reducer.__name__ = name
     return reducer

@@ -77,7 +77,7 @@ def task_of_workload(wl, target, policy="factors"):
 # ---- 1. ground truth -----------------------------------------------------------------------
 
 MARGIN = 1.05  # the search proves every config it does not measure more than 5 % off the optimum
-PROBE = 16     # lowest-bound configs measured to estimate a search's cost
+PROBE = 12     # lowest-bound configs measured to estimate a search's cost
 
 
 def estimate(task, seed, samples):
@@ -93,10 +93,11 @@ def estimate(task, seed, samples):
 
 
 def search_estimate(task, table, workers, plain_sec):
-    """The estimated wall time of the exact search (seconds) and the configs it would measure:
-    the PROBE lowest-bound configs are measured (they are the search's first anyway); configs
-    whose bound is within MARGIN of the best of them, at the probe's cost per config. Without a
-    bound: every valid config at the random sample's cost."""
+    """The estimated wall time of the exact search (seconds) and the configs it still has to
+    measure: the PROBE lowest-bound configs are measured (they are the search's first anyway);
+    configs whose bound is within MARGIN of the best measured and that an earlier run did not
+    measure, at the probe's cost per config. Without a bound: every valid config at the random
+    sample's cost."""
     idx, bnd = exact.valid_bounds(task)
     if not task.has_cycles_bound:
         return len(idx), len(idx) * plain_sec / max(1, workers), len(idx)
@@ -105,10 +106,12 @@ def search_estimate(task, table, workers, plain_sec):
     t = time.perf_counter()
     n = table.measure(probe, {i: b for i, b in zip(idx, bnd)})
     sec = (time.perf_counter() - t) * max(1, workers) / n if n else None
-    ok = [table.rows[i][1] for i in probe if table.rows[i][0] == "ok"]
+    ok = [c for st, c, _ in table.rows.values() if st == "ok"]  # the probe, and earlier runs'
     if not ok:
         return len(idx), math.inf, len(idx)
-    count = sum(1 for b in bnd if b <= MARGIN * min(ok))
+    # What remains: configs within MARGIN of the best by their bound, not measured already.
+    limit = MARGIN * min(ok)
+    count = sum(1 for i, b in zip(idx, bnd) if b <= limit and i not in table.rows)
     if sec is None:  # resumed: the probe was measured by an earlier run; use the sample's cost
         sec = plain_sec
     return count, count * sec / max(1, workers), len(idx)
@@ -387,7 +390,7 @@ def main():
     for wid in chosen:
         t = tasks[wid]
         r = exact.exact_search(wid, t, tables[wid], MARGIN, 64,
-                               time.time() + 3 * a.sweep_seconds,
+                               time.time() + 2 * a.sweep_seconds,
                                log=lambda m: None)
         tables[wid].valid = r["valid"]
         d = t.measure(t.default_config())
@@ -483,10 +486,13 @@ def write_report(a, est, chosen, searches, optima, results, transfers, names, se
          "swept in full. Every config measured anywhere in the run (search, tuners, transfer "
          "logs, samples) was checked against its bound; a violation stops the run naming the "
          "workload and config (none occurred).", "",
-         "Column 'search est.': configs whose bound is within 1.05 of the best of the "
-         f"{PROBE} lowest-bound configs, at their measured cost (for a template without a bound, "
+         "Column 'search est.': the configs still to measure (bound within 1.05 of the best of "
+         f"the {PROBE} lowest-bound configs and of any earlier run's results, not measured by "
+         "an earlier run), at the probe's measured cost (for a template without a bound, "
          "the plain sweep: every valid config at the mean cost of 5 random ones, column 'ms / "
-         "config'); a workload is searched when that estimate fits the budget.", "",
+         "config'); a workload is searched when that estimate fits the budget. A search resumed "
+         "from an earlier run's results under --work-dir (column 'measured') shows only this "
+         "run's time in 'search s'.", "",
          "| workload | template | factors space | valid | ms / config (random) | plain sweep est. "
          "| search est. | searched | measured | pruned by bound | search s | optimum cycles | "
          "within 2 % | within 5 % | default cycles | roofline / optimum |",

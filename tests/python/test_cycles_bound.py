@@ -29,7 +29,7 @@ SHAPES = {
     "rect_window_s2": dict(C=48, H=12, W=10, K=32, R=3, S=1, stride=2, pad=0),
     "pointwise_s1": dict(C=64, H=7, W=7, K=64, R=1, S=1, stride=1, pad=0),
 }
-SAMPLES = int(os.environ.get("TESSERA_BOUND_SAMPLES", "12"))
+SAMPLES = int(os.environ.get("TESSERA_BOUND_SAMPLES", "8"))
 
 
 @pytest.mark.parametrize("target", list(TARGETS))
@@ -79,7 +79,7 @@ def test_template_without_a_bound_says_so():
 def test_exact_search_equals_a_full_sweep(tmp_path):
     sys.path.insert(0, os.path.join(ROOT, "benchmarks", "tuner"))
     import exact
-    shape = dict(C=32, H=6, W=6, K=32, R=3, S=3, stride=1, pad=1)
+    shape = dict(C=16, H=4, W=2, K=16, R=3, S=1, stride=1, pad=1)
     task = at.NpuTask("conv2d", dict(shape, **Q), TARGETS["npu-v1"], "factors")
     idx, _ = task.valid_bounds()
     # The reference: every valid config measured.
@@ -92,7 +92,7 @@ def test_exact_search_equals_a_full_sweep(tmp_path):
     table = exact.ResultTable("small", task, str(tmp_path / "exact.jsonl"), 2)
     r = exact.exact_search("small", task, table, 1.05, 16, float("inf"), log=lambda m: None)
     assert r["complete"] and r["optimum"] == opt
-    assert r["measured"] + r["pruned"] == len(idx)
+    assert r["measured"] + r["pruned"] == len(idx) and r["pruned"] > 0
     for w in (0.02, 0.05):
         assert r["within"][w] == sum(1 for c in full.values() if c <= opt * (1 + w))
     for i, (status, cycles, _) in table.rows.items():
@@ -108,3 +108,18 @@ def test_exact_search_equals_a_full_sweep(tmp_path):
     r2 = exact.exact_search("small", task, table2, 1.05, 16, float("inf"), log=lambda m: None)
     assert (r2["optimum"], r2["measured"], r2["within"]) == (r["optimum"], r["measured"],
                                                              r["within"])
+
+
+def test_a_bound_above_the_measured_cycles_stops_the_search_naming_the_config(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks", "tuner"))
+    import exact
+    task = at.NpuTask("conv2d", dict(C=16, H=4, W=2, K=16, R=3, S=1, stride=1, pad=1, **Q),
+                      TARGETS["npu-v1"], "factors")
+    table = exact.ResultTable("my_layer", task, str(tmp_path / "e.jsonl"), 1)
+    i = task.index_of(task.default_config())
+    table.measure([i])
+    cycles = table.rows[i][1]
+    table.bound = lambda index: cycles + 1  # a bound that is not sound
+    with pytest.raises(exact.BoundViolation, match="my_layer.*" + str(cycles + 1)) as e:
+        table.check(i, cycles)
+    assert task.to_json(task.default_config()) in str(e.value)

@@ -590,13 +590,23 @@ def write_report(a, est, chosen, searches, optima, results, transfers, names, se
                 L += [f"Searched conv2d layers held out: trials to 5 % with transfer <= 32 on "
                       f"{ok5} of {len(swept)}."]
     unsearched = [w for w in est if w not in chosen]
+    over = [w for w in unsearched if est[w]["search"] > a.sweep_seconds]
+    capped = [w for w in unsearched if w not in over]
     text = (f"{len(chosen)} of the 12 workloads were searched exactly "
-            f"({', '.join(chosen) or 'none'}); the others' estimated searches exceed the "
-            f"{a.sweep_seconds:.0f} s budget per workload (" + ", ".join(
-                f"{w} ~{est[w]['search'] / 60:.0f} min" for w in unsearched)
-            + "): their bounds leave more configs within 1.05 of the best, or measuring those "
-            "costs more; a larger --sweep-seconds picks them up (results under --work-dir are "
-            "resumed; nothing here names a workload or a knob). ")
+            f"({', '.join(chosen) or 'none'}). ")
+    if over:
+        text += (f"The estimated searches of {len(over)} exceed the {a.sweep_seconds:.0f} s "
+                 "budget per workload (" + ", ".join(
+                     f"{w} ~{est[w]['search'] / 60:.0f} min" for w in over)
+                 + "): their bounds leave more configs within 1.05 of the best, or measuring "
+                 "those costs more. ")
+    if capped:
+        text += (f"{', '.join(capped)} fit the budget by the estimate but were left out by "
+                 f"--max-workloads {a.max_workloads} (the cheapest estimates go first; the "
+                 "estimate is rough, from a probe of the lowest-bound configs, which are the "
+                 "cheapest to measure). ")
+    text += ("A larger --sweep-seconds or --max-workloads picks them up (results under "
+             "--work-dir are resumed; nothing here names a workload or a knob). ")
     for wid in chosen:
         near = searches[wid]["within"][0.02]
         text += (f"On {wid}, {near} of the {searches[wid]['valid']} valid configs are within 2 % "

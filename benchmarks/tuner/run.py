@@ -465,8 +465,11 @@ def write_report(a, est, chosen, searches, optima, results, transfers, names, se
                  tables):
     cmd = " ".join(["PYTHONPATH=python .venv/bin/python benchmarks/tuner/run.py"] + sys.argv[1:])
     L = ["# Tuners against exact optima, and transfer", "",
-         f"Written by `{cmd}` in {elapsed / 60:.1f} min on a shared 2-core machine "
-         f"(target {os.path.basename(a.target)}, seeds {seeds[0]}..{seeds[-1]}, budgets: xgb, ga "
+         f"Written by `{cmd}` in {elapsed / 60:.1f} min on a shared 2-core machine"
+         + (" (resuming earlier runs' measurements under --work-dir: searches, live "
+            "measurements, transfer logs; the time excludes them) "
+            if any(searches[w]["resumed"] for w in chosen) else " ")
+         + f"(target {os.path.basename(a.target)}, seeds {seeds[0]}..{seeds[-1]}, budgets: xgb, ga "
          f"and tpe {a.budget} trials, random {a.random_budget}; search budget "
          f"{a.sweep_seconds:.0f} s per workload). Tuning curves: `curves.png` (median over seeds "
          f"of best cycles / optimum; a search runs {CURVE_TRIALS} trials, longer only until it "
@@ -505,7 +508,7 @@ def write_report(a, est, chosen, searches, optima, results, transfers, names, se
         if wid in chosen:
             r = searches[wid]
             frac = r["roofline"] / optima[wid] if r["roofline"] else float("nan")
-            resumed = f" ({r['resumed']} from an earlier run)" if r["resumed"] else ""
+            resumed = " (read from an earlier run)" if r["resumed"] else ""
             L.append(head + f" yes | {r['measured']}{resumed} | {r['pruned']} | "
                      f"{r['seconds']:.0f} | {optima[wid]} | {r['within'][0.02]} | "
                      f"{r['within'][0.05]} | {r['default']} | {frac:.3f} |")

@@ -312,6 +312,13 @@ autotune::Featurizer featurizer(const nlohmann::json& j, const npu::Target& targ
   };
 }
 
+WorkBounder work_bound(const nlohmann::json& j, const npu::Target& target) {
+  const Conv2dShape sh = read_args(j).shape;
+  return [target, sh](const ConfigSpace& s, const Config& c) {
+    return conv2d_work_lower_bound(target, sh, conv2d_params(s, c));
+  };
+}
+
 }  // namespace
 
 const NpuTemplate kConv2dTemplate = {
@@ -322,6 +329,7 @@ const NpuTemplate kConv2dTemplate = {
     default_config,
     footprint,
     build,
-    featurizer};
+    featurizer,
+    work_bound};
 
 }  // namespace tessera

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/templates/cycles_bound.h"
 #include "autotune/templates/npu_template.h"
 
 namespace tessera {
@@ -98,6 +99,11 @@ OnchipFootprint conv2d_footprint(const npu::Target& target, const Conv2dShape& s
 // (MAC-array steps and per-instruction costs against DMA traffic with the order's reuse, DMA
 // latency and the DDR port) rates best among those that fit.
 NpuConv2dParams default_conv2d_params(const npu::Target& target, const Conv2dShape& shape);
+
+// Lower bounds on the work of the kernel npu_conv2d builds for `p` (cycles_bound.h), from the
+// schedule's structure alone (conv2d_bound.cpp).
+KernelWork conv2d_work_lower_bound(const npu::Target& target, const Conv2dShape& shape,
+                                   const NpuConv2dParams& p);
 
 // The template's space, and conversions between its configs and parameters (conv2d_template.cpp).
 autotune::ConfigSpace conv2d_space(const npu::Target& target, const Conv2dShape& shape);

@@ -26,6 +26,7 @@ NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
       return f;
     };
   }
+  if (t.tmpl->work_bound) t.work_bound = t.tmpl->work_bound(t.args, target);
   return t;
 }
 
@@ -68,6 +69,31 @@ NpuOp build_npu_op(const NpuTask& task, const autotune::Config& config) {
 OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config) {
   if (!task.tuning.space.in_domain(config)) task.tuning.space.index_of(config);
   return task.tmpl->footprint(task.args, task.tuning.space, config, task.target);
+}
+
+std::optional<CyclesBound> cycles_lower_bound(const NpuTask& task, const autotune::Config& config) {
+  if (!task.work_bound) return std::nullopt;
+  if (!task.tuning.space.in_domain(config)) task.tuning.space.index_of(config);  // ConfigError
+  return cycles_lower_bound(task.target, task.work_bound(task.tuning.space, config));
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> valid_config_bounds(const NpuTask& task) {
+  if (!task.work_bound)
+    throw autotune::ConfigError(str("template '", task.tmpl->name,
+                                    "' has no cycles lower bound (NpuTemplate::work_bound)"));
+  const autotune::ConfigSpace& space = task.tuning.space;
+  autotune::Config c = space.at(0);
+  const auto& knobs = space.knobs();
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    if (space.is_valid(c))
+      out.emplace_back(i, cycles_lower_bound(task.target, task.work_bound(space, c)).cycles);
+    for (size_t k = knobs.size(); k-- > 0;) {
+      if (++c.values[k] < knobs[k].size()) break;
+      c.values[k] = 0;
+    }
+  }
+  return out;
 }
 
 uint64_t count_valid_configs(const autotune::ConfigSpace& space) {

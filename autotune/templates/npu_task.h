@@ -15,7 +15,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "autotune/templates/npu_template.h"
 #include "autotune/tuning_task.h"
@@ -28,6 +31,7 @@ struct NpuTask {
   npu::Target target;
   autotune::TuningTask tuning;  // key, space (with the footprint check); knob + template features
   autotune::SplitPolicy split_policy = autotune::SplitPolicy::kAll;
+  WorkBounder work_bound;  // empty when the template has none (NpuTemplate::work_bound)
 };
 
 // ConfigError for an unknown template; ArgumentError for bad arguments.
@@ -48,5 +52,13 @@ OnchipFootprint footprint(const NpuTask& task, const autotune::Config& config);
 // The configs of the space that pass its validity check, counted by visiting every index (for
 // reports; linear in the space's size).
 uint64_t count_valid_configs(const autotune::ConfigSpace& space);
+
+// A sound lower bound on the timing simulator's cycles for the config's kernel, from the task and
+// config alone (cycles_bound.h), or nullopt when the template has none. ConfigError for a config
+// outside the space.
+std::optional<CyclesBound> cycles_lower_bound(const NpuTask& task, const autotune::Config& config);
+// Every valid config of the space (index order) with its bound: (index, cycles). ConfigError
+// when the template has no bound.
+std::vector<std::pair<uint64_t, uint64_t>> valid_config_bounds(const NpuTask& task);
 
 }  // namespace tessera

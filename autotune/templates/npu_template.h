@@ -17,6 +17,7 @@
 
 #include "autotune/config_space.h"
 #include "autotune/tuning_task.h"
+#include "autotune/templates/cycles_bound.h"
 #include "autotune/templates/npu_op.h"
 #include "runtime/npu/target.h"
 
@@ -56,6 +57,10 @@ struct NpuTemplate {
   // across shapes), made once per task; make_npu_task puts them after the knob features.
   autotune::Featurizer (*featurizer)(const nlohmann::json& args,
                                      const npu::Target& target) = nullptr;
+  // Or null. For canonical `args` on `target`: lower bounds on the work of a config's kernel,
+  // from the task and config alone (cycles_bound.h), made once per task; cycles_lower_bound turns
+  // them into a sound lower bound on the timing simulator's cycles.
+  WorkBounder (*work_bound)(const nlohmann::json& args, const npu::Target& target) = nullptr;
 };
 
 // The rows of the table (one per file *_template.cpp).

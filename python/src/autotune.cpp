@@ -150,6 +150,62 @@ void bind_autotune(py::module_& m) {
             return count_valid_configs(t.tuning.space);
           },
           "How many configs of the space pass the validity check (visits every index).")
+      .def_property_readonly(
+          "has_cycles_bound", [](const NpuTask& t) { return bool(t.work_bound); },
+          "Whether the template computes a lower bound on a config's cycles (cycles_bound).")
+      .def(
+          "cycles_bound",
+          [](const NpuTask& t, const autotune::Config& c) -> py::object {
+            std::optional<CyclesBound> b = cycles_lower_bound(t, c);
+            if (!b) return py::none();
+            KernelWork w = t.work_bound(t.tuning.space, c);
+            py::dict d;
+            d["cycles"] = b->cycles;
+            d["fetch_chain"] = b->fetch_chain;
+            d["port"] = b->port;
+            d["load"] = b->load;
+            d["store"] = b->store;
+            d["mac"] = b->mac;
+            d["vector"] = b->vector;
+            d["compute"] = b->compute;
+            py::dict wd;
+            wd["gemms"] = w.gemms;
+            wd["gemm_steps"] = w.gemm_steps;
+            wd["vectors"] = w.vectors;
+            wd["vector_rows"] = w.vector_rows;
+            wd["loads"] = w.loads;
+            wd["stores"] = w.stores;
+            wd["load_bytes"] = w.load_bytes;
+            wd["store_bytes"] = w.store_bytes;
+            wd["load_ddr_rows"] = w.load_ddr_rows;
+            wd["store_ddr_rows"] = w.store_ddr_rows;
+            wd["pad_units"] = w.pad_units;
+            wd["insns"] = w.insns();
+            d["work"] = wd;
+            return d;
+          },
+          py::arg("config"),
+          "A sound lower bound on the timing simulator's cycles for the config's kernel, from the "
+          "task and config alone (no lowering): a dict with 'cycles', its parts (fetch_chain, "
+          "port, load, store, mac, vector, compute) and the lower bounds on the kernel's 'work' "
+          "they come from; None when the template has none (docs/autotune_core.md).")
+      .def(
+          "valid_bounds",
+          [](const NpuTask& t) {
+            std::vector<std::pair<uint64_t, uint64_t>> v;
+            {
+              py::gil_scoped_release release;
+              v = valid_config_bounds(t);
+            }
+            py::list idx, cyc;
+            for (const auto& [i, b] : v) {
+              idx.append(i);
+              cyc.append(b);
+            }
+            return py::make_tuple(idx, cyc);
+          },
+          "Every valid config (index order) and its cycles bound: (indices, bounds), two lists. "
+          "ConfigError when the template has no bound.")
       .def(
           "config", [](const NpuTask& t, uint64_t index) { return t.tuning.space.at(index); },
           py::arg("index"), "The config at `index` (0 <= index < space_size).")

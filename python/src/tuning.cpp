@@ -16,10 +16,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <optional>
 
 #include "autotune/compiler_version.h"
 #include "autotune/errors.h"
+#include "autotune/fingerprint_cache.h"
 #include "autotune/local_executor.h"
 #include "autotune/make_tuner.h"
 #include "autotune/run_measurement.h"
@@ -429,15 +431,30 @@ void bind_executors(py::module_& t) {
       .def(
           "measure",
           [](LocalExecutor& e, const TuningTask& task, const std::vector<Config>& configs,
-             const std::optional<npu::Target>& target) {
+             const std::optional<npu::Target>& target,
+             const std::map<std::string, MeasureResult>& known) {
             npu::Target tgt = target_or_default(target);
-            MeasureBatch batch{task, tgt, configs, {}, nullptr};
+            std::shared_ptr<FingerprintCache> cache;
+            if (!known.empty()) {
+              cache = std::make_shared<FingerprintCache>();
+              int64_t k = 0;
+              for (const auto& [fp, r] : known) {
+                MeasureResult copy = r;
+                copy.fingerprint = fp;
+                cache->resolve(-1 - k++, copy);
+              }
+            }
+            MeasureBatch batch{task, tgt, configs, {}, cache};
             for (size_t i = 0; i < configs.size(); ++i)
               batch.trials.push_back(static_cast<int64_t>(i));
             py::gil_scoped_release release;
             return e.measure(batch);
           },
-          py::arg("task"), py::arg("configs"), py::arg("target") = py::none());
+          py::arg("task"), py::arg("configs"), py::arg("target") = py::none(),
+          py::arg("known") = std::map<std::string, MeasureResult>(),
+          "One result per config, in order. `known`: {fingerprint: MeasureResult} of kernels "
+          "measured before; a config whose kernel has one of these fingerprints is not "
+          "simulated again (measure_npu returns the known result).");
 }
 
 void bind_tune(py::module_& t) {

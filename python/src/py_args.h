@@ -29,6 +29,31 @@ inline bool is_py_integer(const pybind11::handle& h) {
          !PySequence_Check(h.ptr());
 }
 
+// Literal values: Python numbers and numpy scalars, which tensor expressions take as constants.
+// numpy's scalar types (np.int64(3), np.float32(0.5), np.bool_(True)) are literals like Python's
+// numbers: they come out of shapes and numpy arithmetic in ordinary user code.
+inline bool is_numpy_instance(const pybind11::handle& h, const char* type) {
+  // only if numpy is already imported
+  PyObject* numpy = PyImport_GetModule(pybind11::str("numpy").ptr());
+  if (!numpy) return false;
+  pybind11::object np = pybind11::reinterpret_steal<pybind11::object>(numpy);
+  return pybind11::isinstance(h, np.attr(type));
+}
+inline bool is_bool_literal(const pybind11::handle& h) {
+  return pybind11::isinstance<pybind11::bool_>(h) || is_numpy_instance(h, "bool_");
+}
+inline bool is_int_literal(const pybind11::handle& h) {
+  return pybind11::isinstance<pybind11::int_>(h) ||
+         (is_py_integer(h) && is_numpy_instance(h, "integer"));
+}
+inline bool is_float_literal(const pybind11::handle& h) {
+  return pybind11::isinstance<pybind11::float_>(h) || is_numpy_instance(h, "floating");
+}
+
+inline bool is_literal(const pybind11::handle& h) {
+  return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
+}
+
 // The value of integer argument `what` (e.g. "stage 'C': split: factor"); E (ExprError,
 // ScheduleError, ArgumentError) names it and the expected type when h is not an integer or does
 // not fit int64.

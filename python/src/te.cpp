@@ -42,40 +42,12 @@ DType dtype_from(const std::string& name) {
   return *t;
 }
 
-// numpy's scalar types (np.int64(3), np.float32(0.5), np.bool_(True)) are literals like Python's
-// numbers: they come out of shapes and numpy arithmetic in ordinary user code.
-bool is_numpy_instance(const py::handle& h, const char* type) {
-  PyObject* numpy = PyImport_GetModule(py::str("numpy").ptr());  // only if already imported
-  if (!numpy) return false;
-  py::object np = py::reinterpret_steal<py::object>(numpy);
-  return py::isinstance(h, np.attr(type));
-}
-bool is_bool_literal(const py::handle& h) {
-  return py::isinstance<py::bool_>(h) || is_numpy_instance(h, "bool_");
-}
-bool is_int_literal(const py::handle& h) {
-  return py::isinstance<py::int_>(h) || (is_py_integer(h) && is_numpy_instance(h, "integer"));
-}
-bool is_float_literal(const py::handle& h) {
-  return py::isinstance<py::float_>(h) || is_numpy_instance(h, "floating");
-}
-
-bool is_literal(const py::handle& h) {
-  return is_int_literal(h) || is_float_literal(h) || is_bool_literal(h);
-}
-
 // A tensor's shape as text, symbolic dimensions as their expressions.
 std::string shape_str(const Tensor& t) {
   std::vector<Expr> d = shape_exprs(t.op());
   std::string s = "(";
   for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + to_string(d[i]);
   return s + (d.size() == 1 ? ",)" : ")");
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 // A read of a tensor with fewer indices than dimensions, as `A[i]` gives for a 2-D `A`: TVM's
@@ -504,7 +476,8 @@ void bind_te(py::module_& m) {
         if (is_sym_dim(d[1])) {  // a symbolic end: te.reduce_axis((0, n))
           int64_t lo = int64_arg<ExprError>(d[0], what + ": dom[0] (min)");
           Expr end = d[1].cast<Expr>();
-          Expr extent = lo == 0 ? end : binary_op(ExprKind::kSub, end, int_literal(lo, end.dtype()));
+          Expr extent =
+              lo == 0 ? end : binary_op(ExprKind::kSub, end, int_literal(lo, end.dtype()));
           return py_iv(reduce_axis(lo, extent, name));
         }
         int64_t lo = int64_arg<ExprError>(d[0], what + ": dom[0] (min)");

@@ -1,6 +1,7 @@
 #include "compiler/lower.h"
 #include "schedule/specialize.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -100,6 +101,43 @@ std::vector<ArgBinding> bind_args(const Schedule& sch, const std::vector<Tensor>
   return out;
 }
 
+// Extern stages (te.extern) run a C function over whole buffers: only the C target has them, and
+// the stages they read must be complete, at the root, when they run (stage.cpp rejects the
+// primitives that would break that; a later cache_read or compute_at is caught here).
+void check_extern_stages(const Schedule& sch, const Target& target) {
+  for (const StagePtr& st : sch.stages()) {
+    if (st->op->kind != OpKind::kExtern) continue;
+    const std::string& func = st->op->extern_call->func;
+    if (target.is_npu()) {
+      throw TargetError(str("target '", target.name(), "': stage '", st->name(),
+                            "' is an extern stage (te.extern calling the C function '", func,
+                            "'); NPU kernels run NPU instructions only: build it for target c"));
+    }
+    for (const Operation& in : st->inputs()) {
+      StagePtr p = sch.find(in);
+      if (p && p->attach_type != AttachType::kRoot) {
+        throw LowerError(str("lower: stage '", p->name(), "' is read by extern stage '",
+                             st->name(), "' (C function '", func, "'), which needs it whole in a ",
+                             "buffer, but it is ",
+                             p->attach_type == AttachType::kInline ? "inlined" : "computed at "
+                                                                                 "another stage",
+                             "; compute_root it"));
+      }
+    }
+  }
+}
+
+// The C sources of the extern stages, each once, in stage order.
+std::vector<std::string> extern_sources(const Schedule& sch) {
+  std::vector<std::string> out;
+  for (const StagePtr& st : sch.stages()) {
+    if (st->op->kind != OpKind::kExtern) continue;
+    const std::string& src = st->op->extern_call->source;
+    if (std::find(out.begin(), out.end(), src) == out.end()) out.push_back(src);
+  }
+  return out;
+}
+
 }  // namespace
 
 LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name,
@@ -118,6 +156,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
                          ": value}) shows one, and build(s, args, target='c') binds the sizes ",
                          "from the arrays at each call (TVM lowers one symbolic function)"));
   }
+  check_extern_stages(sch, target);
   if (target.is_npu()) {
     for (const StagePtr& st : sch.stages()) {
       if (num_outputs(st->op) > 1) {
@@ -163,6 +202,7 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   f.body = body;
   f.work = true_work(args);
   f.target = target.name();
+  f.extern_sources = extern_sources(sch);
   run_step<bool>(
       "verify",
       [&] {

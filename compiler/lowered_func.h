@@ -22,6 +22,9 @@ struct LoweredFunc {
   // The name of the target lowered for ("c", "npu-v1", ...): build() of a lowered function checks
   // that it builds for the same one.
   std::string target;
+  // The C sources of the function's extern stages (te.extern), each once in stage order: the C
+  // backend compiles them into the module ahead of the kernel.
+  std::vector<std::string> extern_sources;
 };
 
 }  // namespace tessera

@@ -82,10 +82,10 @@ Schedule::Schedule(const std::vector<Operation>& outputs) : outputs_(outputs) {
     const Operation& op = primary_of(any);
     if (!seen.insert(op.get()).second) return;
     for (const Operation& in : op->inputs) visit(in);
-    if (op->kind == OpKind::kCompute) stages_.push_back(make_stage(op));
+    if (op->kind != OpKind::kPlaceholder) stages_.push_back(make_stage(op));
   };
   for (const Operation& op : outputs) {
-    if (op->kind != OpKind::kCompute) {
+    if (op->kind == OpKind::kPlaceholder) {
       throw ScheduleError(str("create_schedule: output '", op->name,
                               "' is a placeholder; outputs must be compute tensors"));
     }
@@ -208,6 +208,11 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
   }
   if (st->op != st->origin_op) {
     throw ScheduleError(str(what, ": stage '", st->name(), "' is already cache-written"));
+  }
+  if (st->op->kind == OpKind::kExtern) {
+    throw ScheduleError(str(what, ": stage '", st->name(), "' is an extern stage (te.extern): ",
+                            "its C function writes the buffer itself; cache_read its readers' ",
+                            "copies instead"));
   }
   if (num_outputs(st->op) > 1) {
     throw ScheduleError(str(what, ": stage '", st->name(), "' is a multi-output compute (",

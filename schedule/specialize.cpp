@@ -59,6 +59,9 @@ std::vector<Var> schedule_size_vars(const Schedule& sch, const std::vector<Tenso
     for (const Expr& d : op->sym_shape) add_vars(&out, d);
     for (const IterVar& iv : op->reduce_axis) add_vars(&out, iv->sym_extent);
     add_vars(&out, op->body);
+    if (op->extern_call) {
+      for (const ExternArg& a : op->extern_call->args) add_vars(&out, a.value);
+    }
   }
   return out;
 }
@@ -284,6 +287,14 @@ class ScheduleSpecializer {
       for (const Operation& in : old->inputs) n->inputs.push_back(op(in));
       Rewrite rw(this);
       n->body = rw.mutate(old->body);
+    }
+    if (old->kind == OpKind::kExtern) {  // the inputs, and scalars such as a symbolic dimension
+      n->inputs.clear();
+      for (const Operation& in : old->inputs) n->inputs.push_back(op(in));
+      auto call = std::make_shared<ExternCall>(*old->extern_call);
+      Rewrite rw(this);
+      for (ExternArg& a : call->args) a.value = rw.mutate(a.value);
+      n->extern_call = call;
     }
     ops_[old.get()] = n;
     return n;

@@ -28,10 +28,30 @@ const IterVarRelation* relation_consuming(const StageNode& st, const IterVar& iv
   return nullptr;
 }
 
+// The extern stage (te.extern) that reads `st`'s output, or null.
+const StageNode* extern_reader(const Schedule& sch, const StageNode& st) {
+  for (const StagePtr& other : sch.stages()) {
+    if (other->op->kind != OpKind::kExtern) continue;
+    for (const Operation& in : other->inputs()) {
+      if (primary_of(in) == st.op || primary_of(in) == st.origin_op) return other.get();
+    }
+  }
+  return nullptr;
+}
+
+std::string extern_func(const StageNode& st) { return st.op->extern_call->func; }
+
 }  // namespace
 
 void Stage::check_leaf(const IterVar& axis, const char* primitive) const {
   const StageNode& st = *node_;
+  if (st.op->kind == OpKind::kExtern) {
+    throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": '", st.name(),
+                            "' is an extern stage (te.extern calling '", extern_func(st),
+                            "'): its loops are inside the C function, so it has no axes to ",
+                            "schedule; split, fuse, reorder, annotations and compute_at targets ",
+                            "apply to te.compute stages"));
+  }
   if (!axis) throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis is None"));
   if (st.is_leaf(axis)) return;
   if (std::find(st.all_iter_vars.begin(), st.all_iter_vars.end(), axis) != st.all_iter_vars.end()) {
@@ -272,6 +292,20 @@ void Stage::compute_at(const Stage& parent, const IterVar& axis) {
     throw ScheduleError(str(what, ": '", st.name(),
                             "' is an output of the schedule; outputs are computed at the root"));
   }
+  if (st.op->kind == OpKind::kExtern) {
+    throw ScheduleError(str(what, ": '", st.name(), "' is an extern stage (te.extern calling '",
+                            extern_func(st), "'); it runs once at the root over whole buffers"));
+  }
+  if (parent.node_->op->kind == OpKind::kExtern) {
+    throw ScheduleError(str(what, ": '", parent.name(), "' is an extern stage (te.extern calling '",
+                            extern_func(*parent.node_), "') and has no loops to compute '",
+                            st.name(), "' at; compute '", st.name(), "' at the root"));
+  }
+  if (const StageNode* e = extern_reader(*sch_, st)) {
+    throw ScheduleError(str(what, ": '", st.name(), "' is read by extern stage '", e->name(),
+                            "', whose C function needs the whole of '", st.name(),
+                            "' in a buffer before it runs; keep '", st.name(), "' at the root"));
+  }
   const auto& stages = sch_->stages();
   if (std::find(stages.begin(), stages.end(), parent.node_) == stages.end()) {
     throw ScheduleError(str(what, ": stage '", parent.name(),
@@ -302,6 +336,15 @@ void Stage::compute_inline() {
   std::string what = str("stage '", st.name(), "': compute_inline");
   if (st.is_output) {
     throw ScheduleError(what + ": an output of the schedule cannot be inlined");
+  }
+  if (st.op->kind == OpKind::kExtern) {
+    throw ScheduleError(str(what, ": '", st.name(), "' is an extern stage (te.extern calling '",
+                            extern_func(st), "'): a C function has no expression to inline"));
+  }
+  if (const StageNode* e = extern_reader(*sch_, st)) {
+    throw ScheduleError(str(what, ": '", st.name(), "' is read by extern stage '", e->name(),
+                            "', whose C function reads it from a buffer; keep '", st.name(),
+                            "' at the root"));
   }
   if (num_outputs(st.op) > 1) {
     throw ScheduleError(str(what, ": a multi-output compute (", num_outputs(st.op),

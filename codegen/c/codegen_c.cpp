@@ -94,6 +94,8 @@ class BodyWriter {
         return emit_let(s.as<LetStmtNode>());
       case StmtKind::kAttrStmt:
         return emit_attr(s.as<AttrStmtNode>());
+      case StmtKind::kExternCall:
+        return emit_extern_call(s.as<ExternCallNode>());
       case StmtKind::kNpuDma:
       case StmtKind::kNpuGemm:
       case StmtKind::kNpuVector:
@@ -260,6 +262,35 @@ class BodyWriter {
     stmt(op->body);
   }
 
+  // A te.extern stage: the user's function gets each buffer's data pointer and each scalar by
+  // value. An integer return is a status: nonzero makes the kernel return -2 (cpu_module.h).
+  void emit_extern_call(const ExternCallNode* op) {
+    std::string call = op->func + "(";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const ExternCallArg& a = op->args[i];
+      std::string arg;
+      if (a.buffer) {
+        auto it = ctx_.buffers.find(a.buffer.get());
+        TESSERA_ICHECK(it != ctx_.buffers.end(), "codegen_c: extern stage '", op->stage,
+                       "' passes buffer '", a.buffer->name, "', which is not in scope");
+        arg = it->second;
+      } else {
+        arg = expr(a.value);
+      }
+      call += (i ? ", " : "") + arg;
+    }
+    call += ")";
+    line("// extern stage " + comment_text(op->stage));
+    if (op->ret && is_int(*op->ret)) {
+      line("if (" + call + " != 0) {");
+      line("  __atomic_store_n(&tsr_status, -2, __ATOMIC_RELAXED);");
+      line("}");
+      uses_status_ = true;
+    } else {
+      line(call + ";");
+    }
+  }
+
   CEmitContext& ctx_;
   std::ostringstream os_;
   bool in_parallel_ = false;
@@ -268,6 +299,27 @@ class BodyWriter {
   std::set<uint64_t> ever_bound_;
 };
 
+}  // namespace
+
+namespace {
+// The functions the extern stages call, each once, in order of appearance.
+std::vector<std::string> extern_functions(const LoweredFunc& f) {
+  class Calls : public IRVisitor {
+   public:
+    using IRVisitor::visit;
+    std::vector<std::string> names;
+
+   protected:
+    void visit_ExternCall(const ExternCallNode* op, const Stmt& s) override {
+      if (std::find(names.begin(), names.end(), op->func) == names.end()) {
+        names.push_back(op->func);
+      }
+      IRVisitor::visit_ExternCall(op, s);
+    }
+  } calls;
+  calls.visit(f.body);
+  return calls.names;
+}
 }  // namespace
 
 std::vector<ArgSpec> c_arg_specs(const LoweredFunc& f) {
@@ -281,6 +333,12 @@ std::vector<ArgSpec> c_arg_specs(const LoweredFunc& f) {
     void visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
       written.insert(op->buffer.get());
       IRVisitor::visit_BufferStore(op, s);
+    }
+    void visit_ExternCall(const ExternCallNode* op, const Stmt& s) override {
+      for (const ExternCallArg& a : op->args) {
+        if (a.output) written.insert(a.buffer.get());
+      }
+      IRVisitor::visit_ExternCall(op, s);
     }
   } stores;
   stores.visit(f.body);
@@ -306,6 +364,16 @@ std::string codegen_c(const LoweredFunc& f) {
   ctx.func_name = f.name;
   ctx.names.unique(f.name);
   for (const std::string& r : reserved) ctx.names.unique(r);
+  // The extern stages' functions (te.extern): no buffer or variable may shadow them.
+  std::vector<std::string> externs = extern_functions(f);
+  for (const std::string& e : externs) {
+    if (std::find(reserved.begin(), reserved.end(), e) != reserved.end() || e == f.name) {
+      throw LowerError(str("extern function '", e, "' clashes with ",
+                           e == f.name ? "the kernel's name" : "a C keyword or library name",
+                           " the generated code uses; rename it"));
+    }
+    ctx.names.unique(e);
+  }
 
   // Arguments first, in order, so their C names do not depend on the body.
   std::ostringstream params;
@@ -341,6 +409,15 @@ std::string codegen_c(const LoweredFunc& f) {
   if (!ctx.helpers.empty()) {
     for (const auto& [h, t] : ctx.helpers) os << c_helper_definition(h, t);
     os << "\n";
+  }
+  if (!f.extern_sources.empty()) {
+    os << "// ---- the C sources of the extern stages (te.extern), as given ----\n";
+    for (const std::string& src : f.extern_sources) os << src << "\n";
+    // A call that does not match the user's declaration is an error, not a silent conversion.
+    os << "// ---- end of the extern sources ----\n"
+       << "#pragma GCC diagnostic error \"-Wimplicit-function-declaration\"\n"
+       << "#pragma GCC diagnostic error \"-Wincompatible-pointer-types\"\n"
+       << "#pragma GCC diagnostic error \"-Wint-conversion\"\n\n";
   }
   os << "const char tessera_module_entry[] = " << c_string_literal(f.name) << ";\n";
   os << "const char tessera_metadata_" << f.name

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -337,6 +338,29 @@ struct TensorizeNode : StmtNode {
   static bool matches(StmtKind k) { return k == StmtKind::kTensorize; }
 };
 
+// A call of a user's C function, an extern stage's whole work (compiler/te/extern_op.h): each
+// argument is a buffer (the function gets its data pointer) or a scalar expression. `ret` is the
+// function's return type; an integer return is a status (nonzero: the kernel fails). `stage`
+// names the user's stage in messages. Only the C backend takes it.
+struct ExternCallArg {
+  Buffer buffer;  // null for a scalar
+  Expr value;
+  bool output = false;  // the buffer is the stage's output (the function writes it)
+};
+struct ExternCallNode : StmtNode {
+  std::string func;
+  std::optional<DType> ret;  // none: void
+  std::vector<ExternCallArg> args;
+  std::string stage;
+  ExternCallNode(std::string f, std::optional<DType> r, std::vector<ExternCallArg> a, std::string st)
+      : StmtNode(StmtKind::kExternCall),
+        func(std::move(f)),
+        ret(r),
+        args(std::move(a)),
+        stage(std::move(st)) {}
+  static bool matches(StmtKind k) { return k == StmtKind::kExternCall; }
+};
+
 // ---- NPU statements -----------------------------------------------------------------------------
 // Produced by NPU lowering, consumed by codegen/npu. On-chip buffers ("sram": int8, "acc": int32)
 // are addressed in rows of B elements, B the target's block (npu::Target::block(): the MAC array's
@@ -435,6 +459,9 @@ Stmt make_let(Var v, Expr value, Stmt body);
 Stmt make_attr(const std::string& key, const std::string& value, Stmt body);
 Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::string& axis,
                     Stmt body);
+// Each argument has exactly one of buffer and value.
+Stmt make_extern_call(const std::string& func, std::optional<DType> ret, std::vector<ExternCallArg> args,
+                      const std::string& stage);
 
 // NPU statements. The checks are invariants every producer (lowering, hand-built tests) must
 // keep: on-chip operands in scope "sram" (int8) or "acc" (int32) as the statement needs, the DDR

@@ -268,6 +268,19 @@ class Printer : public IRVisitor {
     }
     os_ << "\n";
   }
+  void visit_ExternCall(const ExternCallNode* op, const Stmt&) {
+    indent();
+    os_ << "call_extern " << (op->ret ? dtype_name(*op->ret) : "void") << " " << op->func << "(";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      os_ << (i ? ", " : "");
+      if (op->args[i].buffer) {
+        os_ << op->args[i].buffer->name;
+      } else {
+        visit(op->args[i].value);
+      }
+    }
+    os_ << ")  // stage " << op->stage << "\n";
+  }
   void block(const Stmt& body, const char* close = "}\n") {
     ++depth_;
     visit(body);

@@ -102,6 +102,9 @@ void IRVisitor::visit_NpuVector(const NpuVectorNode* op, const Stmt&) {
   visit(op->src_row);
   visit(op->src2_row);
 }
+void IRVisitor::visit_ExternCall(const ExternCallNode* op, const Stmt&) {
+  for (const ExternCallArg& a : op->args) visit(a.value);
+}
 
 // ---- mutator ------------------------------------------------------------------------------------
 
@@ -258,6 +261,16 @@ Stmt IRMutator::mutate_NpuVector(const NpuVectorNode* op, const Stmt& s) {
   if (d.same_as(op->dst_row) && x.same_as(op->src_row) && y.same_as(op->src2_row)) return s;
   return make_npu_vector(op->op, op->dst, d, op->src, x, op->src2, y,
                          NpuVectorImm{op->imm, op->imm_hi, op->shift, op->zero_point});
+}
+Stmt IRMutator::mutate_ExternCall(const ExternCallNode* op, const Stmt& s) {
+  std::vector<ExternCallArg> args = op->args;
+  bool changed = false;
+  for (ExternCallArg& a : args) {
+    Expr m = mutate(a.value);
+    changed |= !m.same_as(a.value);
+    a.value = m;
+  }
+  return changed ? make_extern_call(op->func, op->ret, std::move(args), op->stage) : s;
 }
 
 namespace {

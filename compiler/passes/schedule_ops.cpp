@@ -63,7 +63,7 @@ class NestBuilder {
       if (st->attach_type == AttachType::kInline) continue;
       Storage s;
       const StageBounds& b = bm_.at(st.get());
-      size_t ndim = st->op->axis.size();
+      size_t ndim = st->op->shape.size();  // an extern stage has no axes
       int n = num_outputs(st->op);
       // Outputs that are arguments use the argument's buffer; others a buffer of their own: the
       // region at an attach point (when no output of the stage is an argument), else the whole
@@ -305,7 +305,31 @@ class NestBuilder {
     return out;
   }
 
+  // An extern stage (te.extern): one call of the user's C function with its buffers. The stages
+  // it reads are at the root (schedule/stage.cpp, lower.cpp check it), so their buffers are whole.
+  Stmt extern_call(const StageNode& st) const {
+    const ExternCall& call = *st.op->extern_call;
+    std::vector<ExternCallArg> args;
+    for (const ExternArg& a : call.args) {
+      if (a.output) {
+        args.push_back({storage_.at(&st).buffer, Expr(), true});
+      } else if (a.input >= 0) {
+        Operation in = st.op->inputs.at(static_cast<size_t>(a.input));
+        for (const auto& [from, to] : st.read_redirects) {
+          if (from == in) in = to;
+        }
+        Expr load = LoadLowerer(*this, st).mutate(
+            make_producer_load(in, std::vector<Expr>(in->shape.size(), make_int(0))));
+        args.push_back({load.as<BufferLoadNode>()->buffer, Expr()});
+      } else {
+        args.push_back({nullptr, a.value});
+      }
+    }
+    return make_extern_call(call.func, call.ret, std::move(args), st.name());
+  }
+
   Stmt produce(const StageNode& st) const {
+    if (st.op->kind == OpKind::kExtern) return make_attr("produce", st.name(), extern_call(st));
     const StageBounds& b = bm_.at(&st);
     const Storage& s = storage_.at(&st);
     VarMap vals;

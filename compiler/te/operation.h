@@ -22,7 +22,25 @@
 
 namespace tessera {
 
-enum class OpKind : uint8_t { kPlaceholder, kCompute };
+enum class OpKind : uint8_t { kPlaceholder, kCompute, kExtern };
+
+// An extern stage's call (TVM's te.extern with call_extern): a C function that computes the
+// stage's output from its inputs' buffers. Each argument is input buffer `input`, the output
+// buffer (`output`), or a scalar expression (constants and size variables; a symbolic shape's
+// dimension). `source` is the C code that defines `func`; it is compiled into the module with the
+// kernel. `ret` is the function's return type (none: void); an integer means a status, 0 for
+// success.
+struct ExternArg {
+  int input = -1;  // index into the operation's inputs, or -1
+  bool output = false;
+  Expr value;  // a scalar argument when input < 0 and !output
+};
+struct ExternCall {
+  std::string func;
+  std::optional<DType> ret = DType::kInt32;  // none: void
+  std::vector<ExternArg> args;
+  std::string source;
+};
 
 struct OperationNode {
   OpKind kind;
@@ -32,6 +50,9 @@ struct OperationNode {
   // Empty unless a dimension is symbolic (uses size variables): then one expression per
   // dimension, and `shape` holds stand-ins (1) that nothing but schedule primitives may read.
   std::vector<Expr> sym_shape;
+  // Extern only: the C call (the operation has no axes and no body; `inputs` are its input
+  // tensors in the user's order).
+  std::shared_ptr<const ExternCall> extern_call;
   // Compute only: one data-parallel axis per output dimension, the reduce axes the body uses
   // (in the order of the Reduce node), and the body. A reduction's body is a Reduce node.
   std::vector<IterVar> axis;

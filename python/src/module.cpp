@@ -6,6 +6,7 @@ namespace py = pybind11;
 namespace tessera::python {
 void bind_errors(py::module_& m);
 void bind_te(py::module_& m);
+void bind_te_extern(py::module_& m);
 void bind_schedule(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_npu(py::module_& m);
@@ -19,6 +20,7 @@ PYBIND11_MODULE(_tessera, m) {
   m.doc() = "tessera: a tensor compiler for NPUs (C++ core)";
   tessera::python::bind_errors(m);
   tessera::python::bind_te(m);
+  tessera::python::bind_te_extern(m);
   tessera::python::bind_schedule(m);
   tessera::python::bind_runtime(m);
   tessera::python::bind_npu(m);

@@ -31,10 +31,10 @@ from ._tessera import (TesseraError, UserError, ExprError, ScheduleError, LowerE
                        KernelFileError, ArgumentError, SimulationError, RuntimeError, InternalError)
 from ._tessera import lower, build, load_module, Module, LoweredFunc, Schedule, Stage, NDArray
 from ._tessera import npu_gemm_intrin, npu_vmac_intrin, TensorIntrin
-from . import te, nd, npu, npu_layout, autotune, npu_ops
+from . import te, tir, nd, npu, npu_layout, autotune, npu_ops
 from .symbolic import lower, build, SymbolicModule  # noqa: F811  (size variables, then _tessera's)
 from .nd import cpu, device  # noqa: E402
 
-__all__ = ["cpu", "device", "SymbolicModule", "te", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "npu_vmac_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
+__all__ = ["cpu", "device", "SymbolicModule", "te", "tir", "nd", "npu", "npu_layout", "npu_ops", "autotune", "npu_gemm_intrin", "npu_vmac_intrin", "TensorIntrin", "lower", "build", "load_module", "Module", "LoweredFunc", "Schedule",           "Stage", "NDArray", "TesseraError", "UserError", "ExprError", "ScheduleError",
            "LowerError", "TargetError", "KernelFileError", "ArgumentError", "SimulationError",
            "RuntimeError", "InternalError"]

@@ -20,7 +20,7 @@ import operator
 
 from ._tessera import create_schedule  # noqa: F401  (TVM has it in te)
 from ._tessera.te import (Expr, IterVar, Operation, Tensor, placeholder, reduce_axis, select,  # noqa: F401
-                          const, cast, requantize, min_value, max_value)
+                          const, cast, requantize, min_value, max_value, ExternBuffer)
 from ._tessera import te as _te
 from ._tessera import ExprError as _ExprError
 
@@ -28,7 +28,7 @@ __all__ = ["Expr", "IterVar", "Operation", "Tensor", "placeholder", "reduce_axis
            "create_schedule", "sum", "max", "min", "if_then_else", "select", "const", "cast",
            "all", "any", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "floor", "ceil", "power",
            "floordiv", "floormod", "requantize", "var", "size_var", "comm_reducer", "min_value",
-           "max_value"]
+           "max_value", "extern", "ExternBuffer"]
 
 
 def var(name="tindex", dtype="int32"):
@@ -86,6 +86,30 @@ def compute(shape, fcompute, name="compute", true_work=None):
         work = tuple(_work_count(name, key, true_work.get(key, 0))
                      for key in ("macs", "min_ddr_bytes", "vector_ops"))
     return _te._compute(shape, fcompute, name, names, work)
+
+
+def extern(shape, inputs, fcompute, name="extern", dtype=None, in_buffers=None,
+           out_buffers=None, tag="", attrs=None, c_source=None):
+    """TVM's te.extern: a stage computed by a C function, between tensor-expression stages.
+
+        E = te.extern(A.shape, [A], lambda ins, outs: tvm.tir.call_extern(
+                "int32", "my_func", ins[0], outs[0], ins[0].shape[0]),
+            name="E", c_source=MY_FUNC_C)
+
+    fcompute(ins, outs) gets the buffers of `inputs` and of the output (name, shape, dtype, data)
+    and returns tessera.tir.call_extern(ret_dtype, "func", args...): a buffer passes its data
+    pointer (dense, row-major; `float*` for float32), a number or size expression passes by value
+    (int32_t for ints). `c_source` is the C code that defines the function (tessera compiles it
+    into the module); an integer return value is a status, nonzero fails the call (RuntimeError).
+    One output; dtype defaults to inputs[0]'s. Target c only. The stage has no axes: it runs at
+    the root, and the stages it reads stay at the root (ScheduleError naming the stages
+    otherwise). in_buffers/out_buffers are not supported; tag and attrs are ignored."""
+    if in_buffers is not None or out_buffers is not None:
+        raise _ExprError(f"te.extern '{name}': in_buffers/out_buffers are not supported; tessera "
+                         "passes each tensor's dense buffer")
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    return _te._extern(shape, list(inputs), fcompute, name, dtype, c_source)
 
 
 def _work_count(name, key, value):

@@ -210,7 +210,10 @@ void CpuModule::run(const std::vector<NDArray>& args) const {
   int32_t status = state_->fn(ptrs.data());
   if (status != 0) {
     throw RuntimeError(str("function '", state_->meta.name, "' failed with status ", status,
-                           status == -1 ? ": a temporary buffer could not be allocated" : ""));
+                           status == -1   ? ": a temporary buffer could not be allocated"
+                           : status == -2 ? ": a te.extern stage's C function returned a nonzero "
+                                            "status"
+                                          : ""));
   }
 }
 

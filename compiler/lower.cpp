@@ -116,12 +116,11 @@ void check_extern_stages(const Schedule& sch, const Target& target) {
     for (const Operation& in : st->inputs()) {
       StagePtr p = sch.find(in);
       if (p && p->attach_type != AttachType::kRoot) {
-        throw LowerError(str("lower: stage '", p->name(), "' is read by extern stage '",
-                             st->name(), "' (C function '", func, "'), which needs it whole in a ",
-                             "buffer, but it is ",
-                             p->attach_type == AttachType::kInline ? "inlined" : "computed at "
-                                                                                 "another stage",
-                             "; compute_root it"));
+        const char* where =
+            p->attach_type == AttachType::kInline ? "inlined" : "computed at another stage";
+        throw LowerError(str("lower: stage '", p->name(), "' is read by extern stage '", st->name(),
+                             "' (C function '", func, "'), which needs it whole in a buffer, but ",
+                             "it is ", where, "; compute_root it"));
       }
     }
   }

@@ -268,6 +268,7 @@ std::string Schedule::to_string() const {
     }
     if (st->is_output) os << " output";
     if (st->double_buffer) os << " double_buffer";
+    if (st->op->extern_call) os << " extern " << st->op->extern_call->func;
     for (const auto& [d, f] : st->extent_align)
       os << " align_extent(" << names.name_of(st->op->axis[d]->var) << ", " << f << ")";
     os << "\n";

@@ -188,11 +188,12 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
             "' must be adjacent loops with the outer one first; current loops: ", leaf_list(st)));
   }
   if (outer->kind != inner->kind) {
-    throw ScheduleError(str("stage '", name(),
-                            "': fuse: cannot fuse data-parallel and reduction "
-                            "axes ('",
-                            axis_name(outer), "', '", axis_name(inner),
-                            "'); fuse axes of the same kind"));
+    throw ScheduleError(str("stage '", name(), "': fuse: cannot fuse data-parallel and reduction ",
+                            "axes ('", axis_name(outer), "', '", axis_name(inner),
+                            "'); TVM builds one loop over both, tessera keeps the kinds apart: ",
+                            "fuse axes of the same kind (reorder the reduction axes inward ",
+                            "first), or rfactor the reduction axis to make it data-parallel in a ",
+                            "stage of its own"));
   }
   if (outer->extent > kMaxLoopExtent / std::max<int64_t>(1, inner->extent)) {
     throw ScheduleError(str("stage '", name(), "': fuse: axes '", axis_name(outer), "' (extent ",

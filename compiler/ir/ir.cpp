@@ -169,8 +169,8 @@ Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::st
                  " without an intrinsic or a body");
   return Stmt(std::make_shared<TensorizeNode>(std::move(intrin), stage, axis, std::move(body)));
 }
-Stmt make_extern_call(const std::string& func, std::optional<DType> ret, std::vector<ExternCallArg> args,
-                      const std::string& stage) {
+Stmt make_extern_call(const std::string& func, std::optional<DType> ret,
+                      std::vector<ExternCallArg> args, const std::string& stage) {
   for (const ExternCallArg& a : args) {
     TESSERA_ICHECK((a.buffer != nullptr) != a.value.defined(), "extern call ", func, " of stage ",
                    stage, ": an argument must be a buffer or a value");

@@ -352,7 +352,8 @@ struct ExternCallNode : StmtNode {
   std::optional<DType> ret;  // none: void
   std::vector<ExternCallArg> args;
   std::string stage;
-  ExternCallNode(std::string f, std::optional<DType> r, std::vector<ExternCallArg> a, std::string st)
+  ExternCallNode(std::string f, std::optional<DType> r, std::vector<ExternCallArg> a,
+                 std::string st)
       : StmtNode(StmtKind::kExternCall),
         func(std::move(f)),
         ret(r),
@@ -460,8 +461,8 @@ Stmt make_attr(const std::string& key, const std::string& value, Stmt body);
 Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::string& axis,
                     Stmt body);
 // Each argument has exactly one of buffer and value.
-Stmt make_extern_call(const std::string& func, std::optional<DType> ret, std::vector<ExternCallArg> args,
-                      const std::string& stage);
+Stmt make_extern_call(const std::string& func, std::optional<DType> ret,
+                      std::vector<ExternCallArg> args, const std::string& stage);
 
 // NPU statements. The checks are invariants every producer (lowering, hand-built tests) must
 // keep: on-chip operands in scope "sram" (int8) or "acc" (int32) as the statement needs, the DDR

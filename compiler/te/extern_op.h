@@ -1,8 +1,8 @@
 // Extern stages (TVM's te.extern): a C function the user writes computes a tensor from the
 // buffers of its inputs, as one stage between tensor-expression stages.
 //
-//   ExternCall call{"my_func", DType::kInt32, {{0}, {-1, true}, {-1, false, make_int(16)}}, src};
-//   Tensor E = extern_op({16}, DType::kFloat32, {A}, call, "E");   // my_func(A, E, 16)
+//   ExternCall call{"my_func", DType::kInt32, {{0}, {-1, true}, {-1, false, make_int(10)}}, src};
+//   Tensor E = extern_op({make_int(10)}, DType::kFloat32, {A}, call, "E");  // my_func(A, E, 10)
 //
 // The stage has no loops of its own (the function's loops are in C): schedule primitives that
 // name its axes are ScheduleErrors, it always runs at the root, and the tensors it reads are

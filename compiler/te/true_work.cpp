@@ -71,12 +71,30 @@ class ReadCollector : public IRVisitor {
 };
 
 // The compute stages the tensors depend on, each once, producers first.
+// An extern stage counts too (its inputs are read whole; its work is the C function's, unknown).
 void collect_stages(const Operation& any, std::vector<Operation>* out) {
   const Operation& op = primary_of(any);  // a multi-output compute counts once
-  if (op->kind != OpKind::kCompute) return;
+  if (op->kind == OpKind::kPlaceholder) return;
   if (std::find(out->begin(), out->end(), op) != out->end()) return;
   for (const Operation& in : op->inputs) collect_stages(in, out);
   out->push_back(op);
+}
+
+// The footprint of an extern stage's placeholder inputs: all of each.
+void extern_reads(const OperationNode& op, std::vector<Footprint>* reads) {
+  for (const Operation& in : op.inputs) {
+    if (in->kind != OpKind::kPlaceholder) continue;
+    std::vector<int64_t> lo(in->shape.size(), 0), hi;
+    for (int64_t d : in->shape) hi.push_back(d - 1);
+    auto f =
+        std::find_if(reads->begin(), reads->end(), [&](const Footprint& x) { return x.op == in; });
+    if (f == reads->end()) {
+      reads->push_back({in, lo, hi});
+    } else {
+      f->lo = lo;
+      f->hi = hi;
+    }
+  }
 }
 
 }  // namespace
@@ -85,7 +103,7 @@ Work true_work(const std::vector<Tensor>& args) {
   Work declared;
   bool all_declared = false;
   for (const Tensor& t : args) {
-    if (t.op()->kind != OpKind::kCompute) continue;
+    if (t.op()->kind == OpKind::kPlaceholder) continue;
     if (!t.op()->true_work) {
       all_declared = false;
       break;
@@ -100,6 +118,10 @@ Work true_work(const std::vector<Tensor>& args) {
   for (const Tensor& t : args) collect_stages(t.op(), &stages);
   std::vector<Footprint> reads;
   for (const Operation& op : stages) {
+    if (op->kind == OpKind::kExtern) {
+      extern_reads(*op, &reads);
+      continue;
+    }
     VarRanges ranges;
     for (const IterVar& iv : op->axis) ranges[iv->var] = Interval::range(iv->min, iv->extent);
     uint64_t points = 1;
@@ -119,7 +141,7 @@ Work true_work(const std::vector<Tensor>& args) {
   }
   for (const Tensor& t : args) {
     const uint64_t bytes = uint64_t(bytes_of(t.dtype()));
-    if (t.op()->kind == OpKind::kCompute) {
+    if (t.op()->kind != OpKind::kPlaceholder) {
       w.min_ddr_bytes += elements(t.shape()) * bytes;
       continue;
     }

@@ -13,8 +13,9 @@
 //               computes anything: one per output element (a stage that only copies, casts or
 //               selects between loads and constants, such as a zero-padded input, does no work);
 //   DDR bytes   each placeholder argument once, only the part the expression reads (the bounding
-//               box of its reads over each stage's domain, clipped to its shape), plus every
-//               computed argument once.
+//               box of its reads over each stage's domain, clipped to its shape; all of it when
+//               an extern stage reads it), plus every computed argument once.
+// An extern stage's own work (its C function's) is unknown and not counted.
 #pragma once
 
 #include <vector>

@@ -337,7 +337,7 @@ void bind_te(py::module_& m) {
                              [](const std::shared_ptr<OperationNode>& o) {
                                // TVM's: one body per output.
                                std::vector<Expr> b;
-                               for (int i = 0; i < num_outputs(o); ++i) {
+                               for (int i = 0; o->body.defined() && i < num_outputs(o); ++i) {
                                  b.push_back(output_body(o, i));
                                }
                                return b;

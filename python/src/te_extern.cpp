@@ -68,8 +68,8 @@ std::vector<Expr> shape_arg(const py::handle& shape, const std::string& what) {
 std::vector<Expr> output_shape(const py::handle& shape, const std::string& what) {
   if (py::isinstance<py::list>(shape) || py::isinstance<py::tuple>(shape)) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(shape);
-    bool nested = seq.size() > 0 && (py::isinstance<py::list>(seq[0]) ||
-                                     py::isinstance<py::tuple>(seq[0]));
+    bool nested =
+        seq.size() > 0 && (py::isinstance<py::list>(seq[0]) || py::isinstance<py::tuple>(seq[0]));
     if (nested) {
       if (seq.size() != 1) {
         throw ExprError(str(what, ": ", seq.size(), " output shapes; tessera's extern stages ",
@@ -133,7 +133,8 @@ void bind_te_extern(py::module_& m) {
       "_call_extern",
       [](const std::string& dtype, const std::string& func, const py::args& args) {
         PyExternCall c;
-        if (dtype != "void" && dtype != "handle") c.ret = dtype_arg(dtype, "call_extern '" + func + "'");
+        if (dtype != "void" && dtype != "handle")
+          c.ret = dtype_arg(dtype, "call_extern '" + func + "'");
         c.func = func;
         for (const py::handle& a : args) c.args.push_back(py::reinterpret_borrow<py::object>(a));
         return c;
@@ -147,8 +148,9 @@ void bind_te_extern(py::module_& m) {
          const std::optional<std::string>& c_source) {
         const std::string what = str("te.extern '", name, "'");
         std::vector<Expr> dims = output_shape(shape, what);
-        DType t = dtype ? dtype_arg(*dtype, what)
-                        : inputs.empty() ? DType::kFloat32 : inputs[0].dtype();
+        DType t = dtype            ? dtype_arg(*dtype, what)
+                  : inputs.empty() ? DType::kFloat32
+                                   : inputs[0].dtype();
         py::list ins;
         for (size_t i = 0; i < inputs.size(); ++i) {
           if (!inputs[i].defined()) throw ExprError(str(what, ": input ", i, " is empty"));
@@ -166,9 +168,9 @@ void bind_te_extern(py::module_& m) {
           for (const Tensor& x : inputs) in_names += (in_names.empty() ? "" : ", ") + x.name();
           std::string why = py::str(e.value());
           throw ExprError(str(what, ": fcompute indexed a buffer that does not exist (", why,
-                              "); the stage has ", inputs.size(), " input buffer(s) (ins: ",
-                              in_names.empty() ? "none" : in_names, ") and 1 output (outs: ",
-                              name, ")"));
+                              "); the stage has ", inputs.size(),
+                              " input buffer(s) (ins: ", in_names.empty() ? "none" : in_names,
+                              ") and 1 output (outs: ", name, ")"));
         }
         if (!py::isinstance<PyExternCall>(r)) {
           throw ExprError(str(what, ": fcompute returned ", describe_py(r), "; it must return ",

@@ -7,8 +7,9 @@
 //
 // Calling convention (what codegen_c emits): `int32_t <name>(void** args)`, args[i] the data
 // pointer of argument i; 0 means success, any other value a failure inside the kernel (-1: a
-// temporary could not be allocated; -2: an extern stage's C function returned nonzero). Arguments must not overlap in memory (the generated code
-// declares them `restrict`); run() rejects overlapping arrays.
+// temporary could not be allocated; -2: an extern stage's C function returned nonzero). Arguments
+// must not overlap in memory (the generated code declares them `restrict`); run() rejects
+// overlapping arrays.
 //
 // A CpuModule is a cheap, copyable handle: copies share the loaded library, which stays loaded
 // (and its private temporary directory stays on disk) until the last copy is destroyed. compile()

@@ -65,6 +65,7 @@ def expected(a):
 def test_extern_stage_between_two_te_stages_runs_the_users_c_function():
     A, B, E, C = three_stages()
     assert E.shape == (6, 10) and E.dtype == "int32" and E.name == "E"
+    assert E.op.input_tensors == [B] and E.op.axis == [] and E.op.body == []
     s = te.create_schedule(C.op)
     f = tessera.build(s, [A, C], target="c")
     a = np.random.default_rng(0).integers(-50, 50, (6, 10)).astype("int32")

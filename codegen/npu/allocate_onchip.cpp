@@ -85,7 +85,6 @@ class Allocator {
     for (const std::string& n : double_names_) b.double_buffered |= n == b.name;
     int m = static_cast<int>(b.mem);
     b.base = top_[m];
-    b.id = static_cast<int>(plan.buffers.size());
     plan.buffers[op] = b;
     int64_t size = b.rows * (b.double_buffered ? 2 : 1);
     top_[m] += size;

@@ -28,7 +28,6 @@ struct OnchipBuffer {
   int64_t base = 0;  // first row, in rows of `mem`
   int64_t rows = 0;  // rows of one copy (num_elements / the target's block)
   bool double_buffered = false;
-  int id = 0;  // the Allocate's index in walk order (a partition key for insert_tokens)
 };
 
 struct OnchipPlan {

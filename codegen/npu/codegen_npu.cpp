@@ -59,8 +59,7 @@ npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
     npu::BufferRole role =
         stored.count(b->name) ? npu::BufferRole::kOutput : npu::BufferRole::kInput;
     uint32_t offset = a.buffer(b->name, shape, dt, role);
-    const int index = static_cast<int>(ddr.size());
-    ddr[b.get()] = DdrBuffer{offset, bytes_of(dt), index};
+    ddr[b.get()] = DdrBuffer{offset, bytes_of(dt)};
   }
   OnchipPlan plan = allocate_onchip(f.body, target);
   std::vector<SelectedInsn> insns = select_insns(f.body, plan, ddr, target);

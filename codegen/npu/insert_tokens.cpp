@@ -1,9 +1,6 @@
 #include "codegen/npu/insert_tokens.h"
 
-#include <algorithm>
 #include <array>
-#include <climits>
-#include <utility>
 
 #include "runtime/base/error.h"
 
@@ -32,7 +29,6 @@ class TokenInserter {
   TokenInserter(const std::vector<SelectedInsn>& in, const npu::Target& t)
       : in_(in), depth_(t.token_queue_depth) {
     for (auto& k : kn_) k.fill(-1);
-    partition();
   }
 
   std::vector<npu::Insn> run() {
@@ -47,7 +43,7 @@ class TokenInserter {
       }
       int64_t idx = place(in_[i].insn, static_cast<int64_t>(i), need, 0);
       for (const Access& x : in_[i].accesses)
-        touches_[qi(a)][static_cast<int>(x.space)][x.write][x.region].push_back({x.lo, x.hi, idx});
+        touches_[qi(a)][static_cast<int>(x.space)][x.write].push_back({x.lo, x.hi, idx});
     }
     std::vector<npu::Insn> out;
     out.reserve(nodes_.size());
@@ -69,58 +65,25 @@ class TokenInserter {
 
   // The latest instruction on queue q after `known` whose accesses conflict with I's (a write on
   // either side of overlapping ranges of one space), or -1. Each of I's ranges is looked up in
-  // the ranges q's instructions wrote (and, when I writes it, read) in its space, in every region
-  // whose hull meets the range's region's hull, newest first; each list's search stops at the
-  // newest conflict found so far, so it visits only ranges of the right space, kind and region,
-  // not every instruction of q (a load into one buffer does not walk the compute queue's reads
-  // of the others). The newest conflict of each list, the latest of them all: the same answer
-  // as one list of the space would give.
+  // the ranges q's instructions wrote (and, when I writes it, read) in its space, newest first;
+  // the search stops at the newest conflict found so far, so it visits only ranges of the right
+  // space and kind, not every instruction of q.
   int64_t latest_conflict(const SelectedInsn& insn, int q, int64_t known) const {
     int64_t best = -1;
     for (const Access& y : insn.accesses) {
-      const int sp = static_cast<int>(y.space);
       for (int w = y.write ? 0 : 1; w < 2; ++w) {
-        const std::vector<std::vector<Touch>>& lists = touches_[q][sp][w];
-        for (int r : near_[sp][y.region]) {
-          const std::vector<Touch>& list = lists[r];
-          for (size_t k = list.size(); k-- > 0;) {
-            const Touch& x = list[k];
-            if (x.node <= known || x.node <= best) break;
-            if (x.lo < y.hi && y.lo < x.hi) {
-              best = x.node;
-              break;
-            }
+        const std::vector<Touch>& list = touches_[q][static_cast<int>(y.space)][w];
+        for (size_t k = list.size(); k-- > 0;) {
+          const Touch& x = list[k];
+          if (x.node <= known || x.node <= best) break;
+          if (x.lo < y.hi && y.lo < x.hi) {
+            best = x.node;
+            break;
           }
         }
       }
     }
     return best;
-  }
-
-  // Per space, the hull of each region's ranges and which regions' hulls meet (near_), and one
-  // touch list per region.
-  void partition() {
-    constexpr int64_t kNone = INT64_MAX;
-    std::vector<std::pair<int64_t, int64_t>> hull[3];
-    for (const SelectedInsn& s : in_)
-      for (const Access& x : s.accesses) {
-        TESSERA_ICHECK(x.region >= 0, "insert_tokens: a negative region");
-        auto& h = hull[static_cast<int>(x.space)];
-        if (static_cast<size_t>(x.region) >= h.size()) h.resize(x.region + 1, {kNone, -kNone});
-        auto& [lo, hi] = h[x.region];
-        lo = std::min(lo, x.lo);
-        hi = std::max(hi, x.hi);
-      }
-    for (int sp = 0; sp < 3; ++sp) {
-      const auto& h = hull[sp];
-      near_[sp].assign(h.size(), {});
-      for (size_t r = 0; r < h.size(); ++r)
-        for (size_t o = 0; o < h.size(); ++o)
-          if (r == o || (h[o].first < h[r].second && h[r].first < h[o].second))
-            near_[sp][r].push_back(static_cast<int>(o));
-      for (auto& per_queue : touches_)
-        for (auto& kind : per_queue[sp]) kind.resize(h.size());
-    }
   }
 
   static npu::Insn make_sync(Queue q) {
@@ -216,11 +179,8 @@ class TokenInserter {
   std::array<Knowledge, npu::kNumQueues> kn_;  // per queue: what its next instruction knows
   std::array<std::vector<int64_t>, npu::kNumQueues> by_queue_;
   std::array<std::vector<int64_t>, 4> pushers_, poppers_;
-  // Per queue, space, kind (read 0, write 1) and region: the ranges its instructions touched, in
-  // order.
-  std::vector<std::vector<Touch>> touches_[npu::kNumQueues][3][2];
-  // Per space and region: the regions to search (its own and those whose hulls meet it).
-  std::vector<std::vector<int>> near_[3];
+  // Per queue, space and kind (read 0, write 1): the ranges its instructions touched, in order.
+  std::vector<Touch> touches_[npu::kNumQueues][3][2];
 };
 
 }  // namespace

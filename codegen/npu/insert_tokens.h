@@ -31,18 +31,11 @@
 namespace tessera {
 
 // A range an instruction touches: rows of SRAM or of the accumulator, or bytes of DDR.
-//
-// `region` partitions a space's ranges for the search (the selector gives each on-chip buffer
-// copy and each argument its own): ranges of one region are looked up together, and a region is
-// also searched wherever its hull (the union of its ranges) meets the hull of another, so any
-// partition gives the same tokens; a good one (ranges that rarely meet another region's) only
-// makes the search short. Small non-negative integers.
 enum class Space : uint8_t { kSram = 0, kAcc = 1, kDdr = 2 };
 struct Access {
   Space space = Space::kSram;
   int64_t lo = 0, hi = 0;  // [lo, hi)
   bool write = false;
-  int32_t region = 0;
 };
 
 // At most three ranges per instruction (a GEMM's accumulator, input and weights; a vector's

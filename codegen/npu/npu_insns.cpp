@@ -66,10 +66,8 @@ SelectedInsn dma_insn(const NpuDmaNode* op, const DmaValues& v, const OnchipBuff
   d.pad_bottom = static_cast<uint8_t>(pb);
   d.pad_left = static_cast<uint8_t>(pl);
   d.pad_right = static_cast<uint8_t>(pr);
-  si.accesses = {Access{space_of(mem), base + v.chip_row, base + chip_last, op->load,
-                        onchip_region(a, copy)},
-                 Access{Space::kDdr, ddr_addr, ddr_addr + (ddr_end - v.ddr_elem) * eb, !op->load,
-                        ddr.index}};
+  si.accesses = {Access{space_of(mem), base + v.chip_row, base + chip_last, op->load},
+                 Access{Space::kDdr, ddr_addr, ddr_addr + (ddr_end - v.ddr_elem) * eb, !op->load}};
   return si;
 }
 

@@ -17,7 +17,6 @@ namespace tessera {
 struct DdrBuffer {
   uint64_t offset = 0;  // bytes
   int64_t elem_bytes = 1;
-  int index = 0;  // the argument's position (its accesses' region)
 };
 
 // A DMA statement's expressions at one instance.
@@ -27,8 +26,7 @@ struct DmaValues {
 };
 
 // The load or store; `chip` is the on-chip buffer's allocation, `copy` the row offset of the copy
-// in use (double buffering), `ddr` the argument's place. The accesses' regions: onchip_region's
-// and the argument's index.
+// in use (double buffering), `ddr` the argument's place.
 SelectedInsn dma_insn(const NpuDmaNode* op, const DmaValues& v, const OnchipBuffer& chip,
                       npu::Mem mem, int64_t copy, const DdrBuffer& ddr, const npu::Target& target,
                       const char* stage);
@@ -45,10 +43,5 @@ struct Operand {
 SelectedInsn compute_insn(const Stmt& s, const Operand* operands, uint16_t ext0, uint16_t ext1);
 
 Space space_of(npu::Mem m);
-
-// The region (insert_tokens.h) of an access to `chip`'s copy at row offset `copy`: one per copy.
-inline int32_t onchip_region(const OnchipBuffer& chip, int64_t copy) {
-  return chip.id * 2 + (copy != 0 ? 1 : 0);
-}
 
 }  // namespace tessera

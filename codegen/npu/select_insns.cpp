@@ -397,15 +397,13 @@ class Selector {
                            last + width - 1, " of buffer '", b->name, "', which has ", a.rows,
                            " rows"));
     }
-    const int64_t copy = copy_offset(b, a);
-    int64_t base = a.base + copy;
+    int64_t base = a.base + copy_offset(b, a);
     if (base + last + width > kMaxU32) throw LowerError("on-chip address beyond 32 bits");
     Operand o;
     o.mem = want;
     o.addr = npu::at(static_cast<uint32_t>(base + r->base), static_cast<uint16_t>(r->stride[0]),
                      static_cast<uint16_t>(r->stride[1]));
-    o.range = Access{space_of(want), base + r->base, base + last + width, write,
-                     onchip_region(a, copy)};
+    o.range = Access{space_of(want), base + r->base, base + last + width, write};
     return o;
   }
 

@@ -456,7 +456,7 @@ class Selector {
   // A DMA's fields compiled once, together (they share their clamps), and its buffers.
   struct Dma {
     IntProgram fields;
-    int chip = -1;                  // buffer_index
+    int chip = -1;                   // buffer_index
     const DdrBuffer* ddr = nullptr;  // null when the DDR side is not an argument
   };
   const Dma& dma_of(const NpuDmaNode* op) {

@@ -29,7 +29,7 @@ class TokenInserter {
   TokenInserter(const std::vector<SelectedInsn>& in, const npu::Target& t)
       : in_(in), depth_(t.token_queue_depth) {
     for (auto& k : kn_) k.fill(-1);
-    nodes_.reserve(in_.size() + in_.size() / 4 + 16);  // syncs are a small fraction
+    nodes_.reserve(in_.size() + in_.size() / 4 + 8);  // syncs are a small fraction
   }
 
   std::vector<npu::Insn> run() {

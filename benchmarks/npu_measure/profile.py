@@ -15,7 +15,8 @@ not Python or the sampling. Prints one line per measurement (instructions, cycle
 fingerprint) so two builds can also be compared for equal results.
 
 The Python module is stripped, so its profile names only exported functions; for every function
-by name, dump the set and run the C++ driver (built from the same sources, with symbols) instead:
+by name, dump the set and run the C++ driver (npu_measure_profile.cpp, built with
+-DTESSERA_BUILD_BENCHMARKS=ON from the same sources, not stripped) instead:
 
     PYTHONPATH=python .venv/bin/python benchmarks/npu_measure/profile.py --dump /tmp/set.jsonl
     valgrind --tool=callgrind --toggle-collect='tessera::measure_npu_detailed*' \\

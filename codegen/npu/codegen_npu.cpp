@@ -63,7 +63,7 @@ npu::Kernel codegen_npu(const LoweredFunc& f, const npu::Target& target) {
   }
   OnchipPlan plan = allocate_onchip(f.body, target);
   std::vector<SelectedInsn> insns = select_insns(f.body, plan, ddr, target);
-  for (const npu::Insn& insn : insert_tokens(insns, target)) a.emit(insn);
+  a.emit_all(insert_tokens(insns, target));
   if (f.work) a.declare_work(*f.work);
   return a.finish();
 }

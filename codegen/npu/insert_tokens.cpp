@@ -29,6 +29,7 @@ class TokenInserter {
   TokenInserter(const std::vector<SelectedInsn>& in, const npu::Target& t)
       : in_(in), depth_(t.token_queue_depth) {
     for (auto& k : kn_) k.fill(-1);
+    nodes_.reserve(in_.size() + in_.size() / 4 + 8);  // syncs are a small fraction
   }
 
   std::vector<npu::Insn> run() {
@@ -41,19 +42,30 @@ class TokenInserter {
       for (int q = 0; q < npu::kNumQueues; ++q) {
         if (q != qi(a)) need[q] = latest_conflict(in_[i], q, kn_[qi(a)][q]);
       }
-      int64_t idx = place(in_[i].insn, static_cast<int64_t>(i), need, 0);
+      int64_t idx = place(a, in_[i].insn.deps, static_cast<int64_t>(i), need, 0);
       for (const Access& x : in_[i].accesses)
         touches_[qi(a)][static_cast<int>(x.space)][x.write].push_back({x.lo, x.hi, idx});
     }
-    std::vector<npu::Insn> out;
-    out.reserve(nodes_.size());
-    for (const Node& n : nodes_) out.push_back(n.insn);
+    std::vector<npu::Insn> out(nodes_.size());
+    for (size_t k = 0; k < nodes_.size(); ++k) {
+      const Node& n = nodes_[k];
+      if (n.source >= 0) {
+        out[k] = in_[n.source].insn;
+      } else {
+        out[k].opcode = npu::Opcode::kSync;
+        out[k].sync_queue = n.queue;
+      }
+      out[k].deps = n.deps;
+    }
     return out;
   }
 
  private:
+  // An instruction of the output: the input's instruction `source` (or a sync on `queue`) with
+  // dependency flags `deps`; the instruction itself is copied only once, into the output.
   struct Node {
-    npu::Insn insn;
+    npu::Deps deps;
+    Queue queue;
     int64_t source;  // index into the input, -1 for an inserted sync
     Knowledge done;  // what is known complete once this instruction completes
   };
@@ -86,17 +98,10 @@ class TokenInserter {
     return best;
   }
 
-  static npu::Insn make_sync(Queue q) {
-    npu::Insn s;
-    s.opcode = npu::Opcode::kSync;
-    s.sync_queue = q;
-    return s;
-  }
-
-  // Appends `insn` after making it wait for need[q] on every other queue q.
-  int64_t place(npu::Insn insn, int64_t source, Knowledge need, int recursion) {
+  // Appends an instruction of queue `a` (the input's `source`, or a sync when -1; `deps` its
+  // flags so far) after making it wait for need[q] on every other queue q.
+  int64_t place(Queue a, npu::Deps deps, int64_t source, Knowledge need, int recursion) {
     TESSERA_ICHECK(recursion < 64, "token insertion does not converge");
-    Queue a = npu::queue_of(insn);
     Knowledge local = kn_[qi(a)];
     // Load and store only meet through a compute sync; the compute queue's order then covers
     // every earlier compute instruction too, so the sync takes over the compute need.
@@ -108,7 +113,7 @@ class TokenInserter {
         Knowledge sync_need;
         sync_need.fill(-1);
         sync_need[qi(far)] = need[qi(far)];
-        int64_t s = place(make_sync(Queue::kCompute), -1, sync_need, recursion + 1);
+        int64_t s = place(Queue::kCompute, npu::Deps{}, -1, sync_need, recursion + 1);
         need[qi(Queue::kCompute)] = std::max(need[qi(Queue::kCompute)], s);
       }
       need[qi(far)] = -1;
@@ -138,9 +143,9 @@ class TokenInserter {
     int64_t idx = static_cast<int64_t>(nodes_.size());
     for (size_t p = 0; p < npops; ++p) {
       const auto& [j, dir] = pops[p];
-      npu::Deps& pd = nodes_[j].insn.deps;
+      npu::Deps& pd = nodes_[j].deps;
       bool& push = (dir == 0 || dir == 2) ? pd.push_next : pd.push_prev;
-      bool& pop = (dir == 0 || dir == 2) ? insn.deps.pop_prev : insn.deps.pop_next;
+      bool& pop = (dir == 0 || dir == 2) ? deps.pop_prev : deps.pop_next;
       TESSERA_ICHECK(!push && !pop, "an instruction pushes or pops one token per direction");
       TESSERA_ICHECK(pushers_[dir].empty() || pushers_[dir].back() < j, "tokens out of order");
       push = pop = true;
@@ -148,7 +153,7 @@ class TokenInserter {
       poppers_[dir].push_back(idx);
     }
     local[qi(a)] = idx;
-    nodes_.push_back(Node{insn, source, local});
+    nodes_.push_back(Node{deps, a, source, local});
     kn_[qi(a)] = local;
     by_queue_[qi(a)].push_back(idx);
     return idx;
@@ -158,7 +163,7 @@ class TokenInserter {
   // itself when that keeps the token queue within its depth, else a sync on j's queue (placed
   // now, after j) that first waits for the pop that makes room.
   int64_t bounded_pusher(int64_t j, Queue to, int recursion) {
-    Queue from = npu::queue_of(nodes_[j].insn);
+    Queue from = nodes_[j].queue;
     int dir = direction(from, to);
     for (int attempt = 0;; ++attempt) {
       TESSERA_ICHECK(attempt < 8, "token queue bound does not converge");
@@ -169,7 +174,7 @@ class TokenInserter {
       Knowledge need;
       need.fill(-1);
       need[qi(to)] = p;
-      j = place(make_sync(from), -1, need, recursion + 1);
+      j = place(from, npu::Deps{}, -1, need, recursion + 1);
     }
   }
 

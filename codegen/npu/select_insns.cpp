@@ -80,10 +80,11 @@ class Selector {
         const auto* op = s.as<AllocateNode>();
         auto it = plan_.buffers.find(op);
         TESSERA_ICHECK(it != plan_.buffers.end(), "allocation missing for ", op->buffer->name);
-        const OnchipBuffer* saved = live_[op->buffer.get()];
-        live_[op->buffer.get()] = &it->second;
+        const int b = buffer_index(op->buffer.get());
+        const OnchipBuffer* saved = bufs_[b].live;
+        bufs_[b].live = &it->second;
         visit(op->body);
-        live_[op->buffer.get()] = saved;
+        bufs_[b].live = saved;
         break;
       }
       case StmtKind::kAttrStmt:
@@ -182,18 +183,19 @@ class Selector {
     if (it == writes_.end()) {
       std::vector<const BufferNode*> w;
       collect_writes(op->body, &w);
-      it = writes_.emplace(op, w).first;
+      // Each buffer once, however many statements write it.
+      std::vector<int> idx;
+      for (const BufferNode* b : w) {
+        int i = buffer_index(b);
+        if (std::find(idx.begin(), idx.end(), i) == idx.end()) idx.push_back(i);
+      }
+      it = writes_.emplace(op, std::move(idx)).first;
     }
-    // A new execution of the producer: switch each double-buffered output to its other copy
-    // (once per buffer, however many statements write it).
-    std::vector<const BufferNode*> done;
-    for (const BufferNode* b : it->second) {
-      const OnchipBuffer* a = live_[b];
-      if (!a || !a->double_buffered || std::find(done.begin(), done.end(), b) != done.end())
-        continue;
-      done.push_back(b);
-      auto p = phase_.find(b);
-      phase_[b] = p == phase_.end() ? 0 : (p->second + 1) % 2;
+    // A new execution of the producer: switch each double-buffered output to its other copy.
+    for (int b : it->second) {
+      BufState& st = bufs_[b];
+      if (!st.live || !st.live->double_buffered) continue;
+      st.phase = st.phase < 0 ? 0 : (st.phase + 1) % 2;
     }
     stages_.push_back(op->value);
     visit(op->body);
@@ -203,6 +205,7 @@ class Selector {
   // A GEMM or vector statement: its rows compiled once.
   struct Leaf {
     Stmt stmt;
+    int buf[3] = {-1, -1, -1};  // the operands' buffers (buffer_index), per row
     std::vector<Expr> rows;
     std::vector<RowForm> forms;
     std::vector<RowInstance> chain;  // the rows over the chain being emitted (scratch)
@@ -214,6 +217,15 @@ class Selector {
     auto leaf = std::make_unique<Leaf>();
     leaf->stmt = s;
     leaf->rows = leaf_rows(s);
+    if (const auto* g = s.as<NpuGemmNode>()) {
+      leaf->buf[0] = buffer_index(g->acc.get());
+      leaf->buf[1] = buffer_index(g->inp.get());
+      leaf->buf[2] = buffer_index(g->wgt.get());
+    } else if (const auto* v = s.as<NpuVectorNode>()) {
+      leaf->buf[0] = buffer_index(v->dst.get());
+      leaf->buf[1] = buffer_index(v->src.get());
+      if (v->src2) leaf->buf[2] = buffer_index(v->src2.get());
+    }
     for (const Expr& r : leaf->rows) leaf->forms.emplace_back(r, &env_);
     leaf->chain.resize(leaf->rows.size());
     return *leaves_.emplace(s.get(), std::move(leaf)).first->second;
@@ -224,6 +236,8 @@ class Selector {
     std::vector<const ForNode*> loops;
     std::vector<int> slots;
     std::vector<IntProgram> min, extent;
+    // A bound that is a literal, evaluated once (most inner loops: no program run per instance).
+    std::vector<std::optional<int64_t>> min_const, extent_const;
     Stmt below;                    // the statement under the chain
     Leaf* leaf = nullptr;          // when that is a GEMM or vector statement
     std::vector<FoldLoop> loop;    // this instance (scratch)
@@ -254,6 +268,10 @@ class Selector {
       c->slots.push_back(env_.slot(f->var));
       c->min.emplace_back(f->min, &env_);
       c->extent.emplace_back(f->extent, &env_);
+      // A literal's value does not depend on the environment.
+      c->min_const.push_back(as_const_int(f->min) ? c->min.back().eval(env_) : std::nullopt);
+      c->extent_const.push_back(as_const_int(f->extent) ? c->extent.back().eval(env_)
+                                                        : std::nullopt);
     }
     c->below = cur;
     if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) c->leaf = &leaf_of(cur);
@@ -274,8 +292,9 @@ class Selector {
     chain.clear();
     for (size_t i = 0; i < c.loops.size(); ++i) {
       const ForNode* f = c.loops[i];
-      int64_t mn = loop_bound(c.min[i], f->min, f->var, "min");
-      int64_t ext = loop_bound(c.extent[i], f->extent, f->var, "extent");
+      int64_t mn = c.min_const[i] ? *c.min_const[i] : loop_bound(c.min[i], f->min, f->var, "min");
+      int64_t ext = c.extent_const[i] ? *c.extent_const[i]
+                                      : loop_bound(c.extent[i], f->extent, f->var, "extent");
       chain.push_back({&f->var, c.slots[i], mn, ext});
     }
     for (const FoldLoop& l : chain)
@@ -341,31 +360,37 @@ class Selector {
     env_.unbind(l.slot);
   }
 
-  const OnchipBuffer& onchip(const Buffer& b) {
-    auto it = live_.find(b.get());
-    if (it == live_.end() || !it->second) {
+  // The dense index of a buffer node, assigned at first sight (looked up only when a statement is
+  // first compiled; per instance the selector indexes bufs_).
+  int buffer_index(const BufferNode* b) {
+    auto [it, fresh] = buffer_index_.emplace(b, static_cast<int>(bufs_.size()));
+    if (fresh) bufs_.emplace_back();
+    return it->second;
+  }
+
+  const OnchipBuffer& onchip(int i, const Buffer& b) {
+    const OnchipBuffer* a = bufs_[i].live;
+    if (!a) {
       throw LowerError(str("stage '", stage(), "': buffer '", b->name, "' (scope '", b->scope,
                            "') is used by an NPU instruction but not allocated on chip here; "
                            "an on-chip operand must be an enclosing Allocate in scope 'sram' or "
                            "'acc'"));
     }
-    return *it->second;
+    return *a;
   }
 
   // onchip_mem, checked once per buffer (its verdict depends only on the buffer and the target;
   // a buffer it rejects throws at its first use, as before).
-  Mem mem_of(const Buffer& b) {
-    auto it = mem_.find(b.get());
-    if (it != mem_.end()) return it->second;
+  Mem mem_of(int i, const Buffer& b) {
+    if (bufs_[i].mem >= 0) return static_cast<Mem>(bufs_[i].mem);
     Mem m = onchip_mem(b, stage(), target_);
-    mem_.emplace(b.get(), m);
+    bufs_[i].mem = static_cast<int8_t>(m);
     return m;
   }
 
-  int64_t copy_offset(const Buffer& b, const OnchipBuffer& a) {
+  int64_t copy_offset(int i, const OnchipBuffer& a) {
     if (!a.double_buffered) return 0;
-    auto p = phase_.find(b.get());
-    return p == phase_.end() ? 0 : p->second * a.rows;
+    return bufs_[i].phase < 0 ? 0 : bufs_[i].phase * a.rows;
   }
 
   // Row k of `leaf`; `chain` holds the rows' instances over the chain being emitted, or is null.
@@ -373,8 +398,9 @@ class Selector {
                   const std::vector<FoldLoop>& folded, int64_t width, bool write,
                   const char* role) {
     const Expr& row = leaf.rows[k];
-    const OnchipBuffer& a = onchip(b);
-    Mem want = mem_of(b);
+    const int bi = leaf.buf[k];
+    const OnchipBuffer& a = onchip(bi, b);
+    Mem want = mem_of(bi, b);
     std::optional<AffineRow> r;
     if (chain) r = affine_row_from((*chain)[k], env_, folded);
     if (!r) r = affine_row(leaf.forms[k], env_, folded, &leaf.scratch);
@@ -397,7 +423,7 @@ class Selector {
                            last + width - 1, " of buffer '", b->name, "', which has ", a.rows,
                            " rows"));
     }
-    int64_t base = a.base + copy_offset(b, a);
+    int64_t base = a.base + copy_offset(bi, a);
     if (base + last + width > kMaxU32) throw LowerError("on-chip address beyond 32 bits");
     Operand o;
     o.mem = want;
@@ -427,26 +453,34 @@ class Selector {
     out.push_back(compute_insn(s, ops, ext0, ext1));
   }
 
-  // A DMA's fields compiled once, together (they share their clamps).
-  const IntProgram& dma_fields(const NpuDmaNode* op) {
+  // A DMA's fields compiled once, together (they share their clamps), and its buffers.
+  struct Dma {
+    IntProgram fields;
+    int chip = -1;                   // buffer_index
+    const DdrBuffer* ddr = nullptr;  // null when the DDR side is not an argument
+  };
+  const Dma& dma_of(const NpuDmaNode* op) {
     auto it = dmas_.find(op);
     if (it != dmas_.end()) return it->second;
     std::vector<Expr> fields = {op->chip_row, op->ddr_offset, op->rows,     op->cols,
                                 op->pad_top,  op->pad_bottom, op->pad_left, op->pad_right};
-    return dmas_.emplace(op, IntProgram(fields, &env_)).first->second;
+    Dma d{IntProgram(fields, &env_), buffer_index(op->chip.get()), nullptr};
+    auto dit = ddr_.find(op->ddr.get());
+    if (dit != ddr_.end()) d.ddr = &dit->second;
+    return dmas_.emplace(op, std::move(d)).first->second;
   }
 
   void emit_dma(const NpuDmaNode* op) {
-    auto dit = ddr_.find(op->ddr.get());
-    if (dit == ddr_.end()) {
+    const Dma& dma = dma_of(op);
+    if (!dma.ddr) {
       throw LowerError(str("stage '", stage(), "': a DMA moves data of buffer '", op->ddr->name,
                            "', which is not an argument of the function; DMAs connect arguments "
                            "(DDR) with on-chip buffers"));
     }
-    const OnchipBuffer& a = onchip(op->chip);
-    Mem mem = mem_of(op->chip);  // dtypes agree: make_npu_dma's invariant
+    const OnchipBuffer& a = onchip(dma.chip, op->chip);
+    Mem mem = mem_of(dma.chip, op->chip);  // dtypes agree: make_npu_dma's invariant
     std::optional<int64_t> f[8];
-    dma_fields(op).eval_all(env_, f);
+    dma.fields.eval_all(env_, f);
     DmaValues v;
     v.chip_row = const_value(f[0], op->chip_row, "the on-chip row");
     v.ddr_elem = const_value(f[1], op->ddr_offset, "the DDR offset");
@@ -456,7 +490,7 @@ class Selector {
     v.pad_bottom = const_value(f[5], op->pad_bottom, "pad_bottom");
     v.pad_left = const_value(f[6], op->pad_left, "pad_left");
     v.pad_right = const_value(f[7], op->pad_right, "pad_right");
-    out.push_back(dma_insn(op, v, a, mem, copy_offset(op->chip, a), dit->second, target_,
+    out.push_back(dma_insn(op, v, a, mem, copy_offset(dma.chip, a), *dma.ddr, target_,
                            stages_.empty() ? "<top level>" : stages_.back().c_str()));
   }
 
@@ -470,16 +504,22 @@ class Selector {
   std::unordered_map<const ExprNode*, IntProgram> programs_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Leaf>> leaves_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Chain>> chains_;
-  std::unordered_map<const NpuDmaNode*, IntProgram> dmas_;
+  std::unordered_map<const NpuDmaNode*, Dma> dmas_;
   FoldProblem problem_;            // scratch of choose()
   std::vector<FoldLoop> no_fold_;  // the empty fold of a statement outside any chain
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.
-  std::unordered_map<const BufferNode*, const OnchipBuffer*> live_;
-  std::unordered_map<const BufferNode*, int64_t> phase_;
-  std::unordered_map<const BufferNode*, Mem> mem_;
-  std::unordered_map<const AttrStmtNode*, std::vector<const BufferNode*>> writes_;
+  std::unordered_map<const BufferNode*, int> buffer_index_;
+  // Per buffer (buffer_index): its live allocation, the copy in use (-1 before its producer first
+  // runs) and its memory (-1 until first checked).
+  struct BufState {
+    const OnchipBuffer* live = nullptr;
+    int8_t phase = -1;
+    int8_t mem = -1;
+  };
+  std::vector<BufState> bufs_;
+  std::unordered_map<const AttrStmtNode*, std::vector<int>> writes_;
 };
 
 }  // namespace

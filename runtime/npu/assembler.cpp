@@ -164,6 +164,15 @@ void Assembler::sync(Queue queue, unsigned deps) {
 
 void Assembler::emit(const Insn& insn) { kernel_.program.push_back(insn); }
 
+void Assembler::emit_all(std::vector<Insn>&& insns) {
+  if (kernel_.program.empty()) {
+    kernel_.program = std::move(insns);
+    kernel_.program.reserve(kernel_.program.size() + 1);  // finish
+  } else {
+    kernel_.program.insert(kernel_.program.end(), insns.begin(), insns.end());
+  }
+}
+
 Kernel Assembler::finish(unsigned deps) {
   Insn i;
   i.opcode = Opcode::kFinish;

@@ -69,7 +69,8 @@ class Assembler {
   void sync(Queue queue, unsigned deps);
   // Declares the true work of what the kernel computes (its roofline is measured against it).
   void declare_work(const Work& work) { kernel_.work = work; }
-  void emit(const Insn& insn);  // any instruction as is, e.g. a deliberately bad one
+  void emit(const Insn& insn);               // any instruction as is, e.g. a deliberately bad one
+  void emit_all(std::vector<Insn>&& insns);  // every one of them in order (a whole program)
 
   // Appends finish and returns the kernel, stamped with the target's name and hash.
   Kernel finish(unsigned deps = 0);

@@ -114,9 +114,12 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
   w.put<uint64_t>(work.vector_ops);
   w.put<uint32_t>(static_cast<uint32_t>(k.program.size()));
   w.bytes.reserve(w.bytes.size() + k.program.size() * sizeof(EncodedInsn) + 8);
+  size_t at = w.bytes.size();
+  w.bytes.resize(at + k.program.size() * kInsnBytes);
   for (const Insn& insn : k.program) {
     EncodedInsn e = encode(insn);
-    w.bytes.insert(w.bytes.end(), e.begin(), e.end());
+    std::memcpy(w.bytes.data() + at, e.data(), kInsnBytes);
+    at += kInsnBytes;
   }
   w.put<uint64_t>(kernel_checksum(w.bytes.data(), w.bytes.size()));
   return w.bytes;

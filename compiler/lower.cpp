@@ -186,7 +186,8 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   Stmt body = p.pass("schedule_ops", Stmt(),
                      [&](const Stmt&) { return schedule_ops(sch, bounds, bindings); });
   body = p.pass("tensorize", body, [&](const Stmt& s) { return tensorize(s, target); });
-  body = p.pass("simplify", body, [](const Stmt& s) { return simplify(s); });
+  // One simplify, after flattening: it simplifies each original index as part of the flat one
+  // (bottom-up, same loop ranges), which a simplify before flattening did as well (lower.h).
   body = p.pass("flatten_storage", body, [](const Stmt& s) { return flatten_storage(s); });
   body = p.pass("simplify", body, [](const Stmt& s) { return simplify(s); });
   if (target.is_npu()) {

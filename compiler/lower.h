@@ -8,9 +8,11 @@
 //                    loops under a tensorize axis marked as a Tensorize region
 //   tensorize        each region proved to compute its intrinsic and replaced by the intrinsic's
 //                    statement (NPU targets; a region on target c is a TargetError)
-//   simplify         constant folding, affine canonical forms, guards the loop ranges decide
 //   flatten_storage  row-major flat indices
-//   simplify         again, over the flat index arithmetic
+//   simplify         constant folding, affine canonical forms, guards the loop ranges decide;
+//                    once, over the flat index arithmetic (simplifying bottom-up, it meets each
+//                    multi-dimensional index as a subtree of the flat one, in the same loop
+//                    context, so a pass before flattening only repeated that work)
 //   inject_npu_ops   (NPU targets) row-wide nests become DMA and vector statements
 //   tighten_loop_bounds  (NPU targets) a guard on a loop's own variable (a split's tail) becomes
 //                    the loop's range, so the loop still folds into an instruction

@@ -109,8 +109,8 @@ def test_double_buffer_outside_on_chip_memory_is_rejected():
         s[acc].double_buffer()
 
 
-PASSES_NPU = ["inline_stages", "infer_bounds", "schedule_ops", "tensorize", "simplify",
-              "flatten_storage", "simplify", "inject_npu_ops", "tighten_loop_bounds", "verify"]
+PASSES_NPU = ["inline_stages", "infer_bounds", "schedule_ops", "tensorize", "flatten_storage",
+              "simplify", "inject_npu_ops", "tighten_loop_bounds", "verify"]
 NPU_ONLY = ("inject_npu_ops", "tighten_loop_bounds")
 
 
@@ -145,7 +145,7 @@ def test_debug_level_2_shows_every_pass_of_lower_in_order():
     assert "  stage acc: sum((int32(X.sram[m, kb, i]) * int32(W.sram[nb, kb, o, i]))" in err
     assert "  stage acc: region m[0 +4] nb[0 +3] o[0 +16] kb[0 +2] i[0 +16]; loops m[4] nb[3] kb[2] o[16] i[16]" in err
     assert "tensorize npu.gemm16x16 at o {  // stage acc" in err
-    tensorized = err.split("[tessera] pass tensorize:")[1].split("[tessera] pass simplify:")[0]
+    tensorized = err.split("[tessera] pass tensorize:")[1].split("[tessera] pass flatten_storage:")[0]
     assert "npu.gemm acc.row[" in tensorized and "tensorize npu" not in tensorized
     assert err.rstrip().endswith("[tessera] pass verify:\n  ok")
     passes, _ = debug_passes("c")

@@ -17,10 +17,10 @@ npu::Target target_8x8() {
   return npu::load_target(std::string(TESSERA_SOURCE_DIR) + "/runtime/npu/targets/npu-8x8.json");
 }
 
-// The IR after each pass of lower() (the last run of a pass that runs twice).
+// The IR after each pass of lower().
 struct Trace {
   std::map<std::string, std::string> after;
-  std::string before_inject;  // after the second simplify: what inject_npu_ops receives
+  std::string before_inject;  // after simplify: what inject_npu_ops receives
   LowerOptions options() {
     LowerOptions o;
     o.after_pass = [this](const std::string& pass, const Stmt& body) {

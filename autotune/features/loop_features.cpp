@@ -107,6 +107,9 @@ struct Walk {
       case StmtKind::kBufferStore:
         leaf(kBufferStore);
         break;
+      case StmtKind::kExternCall:  // a C-target stage: no NPU work to count
+      case StmtKind::kTensorize:   // lower() replaces it before features are taken
+        break;
     }
   }
 };
@@ -151,6 +154,9 @@ Counts dynamic_counts(const Stmt& s, const ForNode* skip) {
       break;
     case StmtKind::kBufferStore:
       c[kBufferStore] = 1;
+      break;
+    case StmtKind::kExternCall:
+    case StmtKind::kTensorize:
       break;
   }
   return c;

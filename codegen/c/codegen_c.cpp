@@ -100,6 +100,8 @@ class BodyWriter {
       case StmtKind::kNpuGemm:
       case StmtKind::kNpuVector:
         throw InternalError("codegen_c: an NPU statement reached the C backend");
+      case StmtKind::kTensorize:
+        throw InternalError("codegen_c: a tensorize region reached the C backend");
     }
   }
 

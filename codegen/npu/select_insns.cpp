@@ -138,6 +138,10 @@ class Selector {
         throw LowerError(str("stage '", stage(),
                              "': a tensorize region reached code generation; "
                              "lower() replaces it (run the tensorize pass)"));
+      case StmtKind::kExternCall:
+        throw LowerError(str("stage '", stage(),
+                             "': a te.extern stage (a C function) cannot run on the NPU; "
+                             "build it for the C target"));
     }
   }
 

@@ -541,8 +541,10 @@ void bind_te(py::module_& m) {
           return max_reduce(s, axes, w, i);
         case ReduceKind::kMin:
           return min_reduce(s, axes, w, i);
+        case ReduceKind::kCustom:
+          break;  // te.comm_reducer goes through _comm_reduce
       }
-      return Expr();
+      throw InternalError("te: a custom reduction reached the built-in reduction binding");
     };
   };
   te.def("_sum", reduction(ReduceKind::kSum), py::arg("source"), py::arg("axis"),

@@ -101,17 +101,35 @@ std::vector<Config> XgbTuner::start_states() {
   return starts;
 }
 
+std::vector<float> XgbTuner::prior(const std::vector<Config>& configs) const {
+  std::vector<float> out;
+  out.reserve(configs.size());
+  for (const Config& c : configs) {
+    const double e = task_.estimate(task_.space, c);
+    // Higher is better, in log units (a move that is 10 % dearer costs about 0.1), so that the
+    // annealing's temperature means the same on every task.
+    out.push_back(e > 0 ? static_cast<float>(-std::log(e)) : 0.0f);
+  }
+  return out;
+}
+
 std::vector<Config> XgbTuner::propose(size_t n) {
   std::vector<Config> out;
   if (n == 0) return out;
-  if (model_.trained()) {
+  const bool trained = model_.trained();
+  if (trained || task_.estimate) {
     const size_t random_share =
         static_cast<size_t>(std::floor(options_.epsilon * static_cast<double>(n) + 0.5));
     const size_t from_model = n - std::min(n, random_share);
     chains_ = start_states();
+    BatchScorer scorer;
+    if (trained)
+      scorer = [this](const std::vector<Config>& c) { return score(c); };
+    else
+      scorer = [this](const std::vector<Config>& c) { return prior(c); };
     std::vector<ScoredConfig> found = simulated_annealing(
-        task_.space, [this](const std::vector<Config>& c) { return score(c); }, chains_, proposed_,
-        std::max<size_t>(4 * n, 64), rng_, options_.annealing);
+        task_.space, scorer, chains_, proposed_, std::max<size_t>(4 * n, 64), rng_,
+        options_.annealing);
     std::vector<bool> used(found.size(), false);
     for (size_t pass = 0; pass < 2 && out.size() < from_model; ++pass) {
       for (size_t i = 0; i < found.size() && out.size() < from_model; ++i) {

@@ -5,8 +5,13 @@
 // fills the batch without that filter if too few are left), and an `epsilon` share of the batch
 // is random configs, so that a wrong model cannot starve a region of the space.
 //
-// Before the model has data (no group with two different labels) the tuner proposes random
-// configs. Transfer: `transfer` groups (other tasks' records, one group per task, with features
+// Before the model has data (no group with two different labels), the search runs on the task's
+// a-priori estimate instead (TuningTask::estimate: an NPU template's analytic model of the
+// simulator's cycles), with the same annealing, diversity filter and epsilon share of random
+// configs; a task without an estimate gets random configs. This goes past AutoTVM's XGBTuner,
+// whose first batch is random: on the NPU templates the analytic model's best configs are close
+// to the optimum (benchmarks/tuner/REPORT.md), so the first batch is already good and gives the
+// model its first data where it matters. Transfer: `transfer` groups (other tasks' records, one group per task, with features
 // of the same length as this task's) are part of every fit, so the model is used from the first
 // batch. Chains start from the best configs measured so far, the previous search's end states
 // and random configs. The model's seed is the tuner's seed.
@@ -43,6 +48,7 @@ class XgbTuner : public Tuner {
  private:
   void retrain();
   std::vector<float> score(const std::vector<Config>& configs);
+  std::vector<float> prior(const std::vector<Config>& configs) const;
   std::vector<Config> start_states();
 
   const TuningTask& task_;

@@ -66,13 +66,23 @@ void XgbTuner::retrain() {
 std::vector<float> XgbTuner::score(const std::vector<Config>& configs) {
   if (features_.size() > kFeatureCacheLimit) features_.clear();
   std::vector<float> data;
+  std::vector<float> priors;
+  const bool with_prior = model_.uses_prior();
   for (const Config& c : configs) {
     uint64_t i = task_.space.index_of(c);
     auto it = features_.find(i);
-    if (it == features_.end()) it = features_.emplace(i, task_.features(c)).first;
-    data.insert(data.end(), it->second.begin(), it->second.end());
+    if (it == features_.end()) {
+      // The features, then the prior score when the task has an estimate.
+      std::vector<float> f = task_.features(c);
+      if (task_.estimate) f.push_back(prior_score(task_.estimate(task_.space, c)));
+      it = features_.emplace(i, std::move(f)).first;
+    }
+    const std::vector<float>& f = it->second;
+    const size_t width = f.size() - (task_.estimate ? 1 : 0);
+    data.insert(data.end(), f.begin(), f.begin() + static_cast<std::ptrdiff_t>(width));
+    if (with_prior) priors.push_back(f.back());
   }
-  return model_.predict(data, configs.size());
+  return model_.predict(data, configs.size(), priors);
 }
 
 std::vector<Config> XgbTuner::start_states() {
@@ -102,15 +112,9 @@ std::vector<Config> XgbTuner::start_states() {
 }
 
 std::vector<float> XgbTuner::prior(const std::vector<Config>& configs) const {
-  std::vector<float> out;
-  out.reserve(configs.size());
-  for (const Config& c : configs) {
-    const double e = task_.estimate(task_.space, c);
-    // Higher is better, in log units (a move that is 10 % dearer costs about 0.1), so that the
-    // annealing's temperature means the same on every task.
-    out.push_back(e > 0 ? static_cast<float>(-std::log(e)) : 0.0f);
-  }
-  return out;
+  // Higher is better, in log units (a move that is 10 % dearer costs about 0.1), so that the
+  // annealing's temperature means the same on every task.
+  return prior_scores(task_, configs);
 }
 
 std::vector<Config> XgbTuner::propose(size_t n) {

@@ -341,7 +341,9 @@ void bind_tuners(py::module_& t) {
       .def_readwrite("seed", &CostModelOptions::seed)
       .def_readwrite("rounds", &CostModelOptions::rounds)
       .def_readwrite("max_depth", &CostModelOptions::max_depth)
-      .def_readwrite("eta", &CostModelOptions::eta);
+      .def_readwrite("eta", &CostModelOptions::eta)
+      .def_readwrite("prior_weight", &CostModelOptions::prior_weight)
+      .def_readwrite("prior_eta", &CostModelOptions::prior_eta);
   py::class_<AnnealingOptions>(t, "AnnealingOptions")
       .def(py::init<>())
       .def_readwrite("chains", &AnnealingOptions::chains)

@@ -54,6 +54,9 @@ void XgbTuner::observe(const std::vector<Trial>& trials) {
 
 void XgbTuner::retrain() {
   std::vector<TrainingGroup> groups = options_.transfer;
+  // The model uses prior scores only if this task has them too (score() needs them).
+  if (!task_.estimate)
+    for (TrainingGroup& g : groups) g.priors.clear();
   groups.push_back(make_training_group(task_, measured_));
   bool informative = false;
   for (const auto& g : groups) informative = informative || has_two_labels(g);

@@ -175,3 +175,17 @@ def test_prior_scores_are_minus_the_log_of_the_templates_estimate():
     for c, s in zip(configs, scores):
         assert s == pytest.approx(-math.log(task.tuning.features(c)[k]), rel=1e-5)
         assert task.tuning.estimate(c) == pytest.approx(task.tuning.features(c)[k], rel=1e-6)
+
+
+def test_transfer_groups_with_priors_to_a_task_without_an_estimate_train_a_model_without_them():
+    # Groups from another task with prior scores; the tuned task (same feature width) has no
+    # estimate: its first batch comes from the transfer model, without prior scores.
+    space = at.ConfigSpace()
+    space.add(at.Knob.split("a", 64, [1, 2, 4, 8, 16, 32, 64]))
+    space.add(at.Knob.flag("b"))
+    task = at.TuningTask({"template": "t", "args": {}}, space)
+    rows = [at.knob_features(space, space.at(i)) for i in range(space.size)]
+    labels = [1.0 / (1 + i) for i in range(space.size)]
+    group = at.TrainingGroup(rows, labels, [float(-i) for i in range(space.size)])
+    tuner = at.make_tuner("xgb", task, seed=2, transfer=[group])
+    assert len(tuner.propose(4)) == 4

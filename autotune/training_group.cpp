@@ -1,6 +1,7 @@
 #include "autotune/training_group.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::autotune {
 
@@ -20,6 +21,18 @@ std::vector<float> ranking_labels(const std::vector<Trial>& trials) {
   return labels;
 }
 
+float prior_score(double estimate) {
+  return estimate > 0 ? static_cast<float>(-std::log(estimate)) : 0.0f;
+}
+
+std::vector<float> prior_scores(const TuningTask& task, const std::vector<Config>& configs) {
+  std::vector<float> out;
+  if (!task.estimate) return out;
+  out.reserve(configs.size());
+  for (const Config& c : configs) out.push_back(prior_score(task.estimate(task.space, c)));
+  return out;
+}
+
 TrainingGroup make_training_group(const TuningTask& task, const std::vector<Trial>& trials) {
   std::vector<float> labels = ranking_labels(trials);
   TrainingGroup g;
@@ -27,6 +40,7 @@ TrainingGroup make_training_group(const TuningTask& task, const std::vector<Tria
     if (labels[i] < 0) continue;
     g.features.push_back(task.features(trials[i].config));
     g.labels.push_back(labels[i]);
+    if (task.estimate) g.priors.push_back(prior_score(task.estimate(task.space, trials[i].config)));
   }
   return g;
 }

@@ -21,10 +21,17 @@ namespace tessera::autotune {
 // for every task of a template).
 using Featurizer = std::function<std::vector<float>(const ConfigSpace&, const Config&)>;
 
+// An a-priori estimate of a config's cost, computed without measuring it: lower is better, and
+// only its order within the task means something (an NPU template's analytic model of the
+// simulator's cycles, raised to the template's sound lower bound where it has one). The xgb tuner
+// ranks its proposals by it until its cost model has measurements to learn from.
+using CostEstimate = std::function<double(const ConfigSpace&, const Config&)>;
+
 struct TuningTask {
   nlohmann::json key;  // e.g. {"template":"conv2d","args":{"C":64,...}}; compared by dump()
   ConfigSpace space;
   Featurizer featurize;  // empty: knob_features
+  CostEstimate estimate;  // empty: none (the xgb tuner then starts from random configs)
 
   std::string key_text() const { return key.dump(); }
   std::vector<float> features(const Config& config) const;

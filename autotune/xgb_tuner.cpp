@@ -54,6 +54,9 @@ void XgbTuner::observe(const std::vector<Trial>& trials) {
 
 void XgbTuner::retrain() {
   std::vector<TrainingGroup> groups = options_.transfer;
+  // The model uses prior scores only if this task has them too (score() needs them).
+  if (!task_.estimate)
+    for (TrainingGroup& g : groups) g.priors.clear();
   groups.push_back(make_training_group(task_, measured_));
   bool informative = false;
   for (const auto& g : groups) informative = informative || has_two_labels(g);
@@ -66,13 +69,23 @@ void XgbTuner::retrain() {
 std::vector<float> XgbTuner::score(const std::vector<Config>& configs) {
   if (features_.size() > kFeatureCacheLimit) features_.clear();
   std::vector<float> data;
+  std::vector<float> priors;
+  const bool with_prior = model_.uses_prior();
   for (const Config& c : configs) {
     uint64_t i = task_.space.index_of(c);
     auto it = features_.find(i);
-    if (it == features_.end()) it = features_.emplace(i, task_.features(c)).first;
-    data.insert(data.end(), it->second.begin(), it->second.end());
+    if (it == features_.end()) {
+      // The features, then the prior score when the task has an estimate.
+      std::vector<float> f = task_.features(c);
+      if (task_.estimate) f.push_back(prior_score(task_.estimate(task_.space, c)));
+      it = features_.emplace(i, std::move(f)).first;
+    }
+    const std::vector<float>& f = it->second;
+    const size_t width = f.size() - (task_.estimate ? 1 : 0);
+    data.insert(data.end(), f.begin(), f.begin() + static_cast<std::ptrdiff_t>(width));
+    if (with_prior) priors.push_back(f.back());
   }
-  return model_.predict(data, configs.size());
+  return model_.predict(data, configs.size(), priors);
 }
 
 std::vector<Config> XgbTuner::start_states() {
@@ -101,17 +114,29 @@ std::vector<Config> XgbTuner::start_states() {
   return starts;
 }
 
+std::vector<float> XgbTuner::prior(const std::vector<Config>& configs) const {
+  // Higher is better, in log units (a move that is 10 % dearer costs about 0.1), so that the
+  // annealing's temperature means the same on every task.
+  return prior_scores(task_, configs);
+}
+
 std::vector<Config> XgbTuner::propose(size_t n) {
   std::vector<Config> out;
   if (n == 0) return out;
-  if (model_.trained()) {
+  const bool trained = model_.trained();
+  if (trained || task_.estimate) {
     const size_t random_share =
         static_cast<size_t>(std::floor(options_.epsilon * static_cast<double>(n) + 0.5));
     const size_t from_model = n - std::min(n, random_share);
     chains_ = start_states();
+    BatchScorer scorer;
+    if (trained)
+      scorer = [this](const std::vector<Config>& c) { return score(c); };
+    else
+      scorer = [this](const std::vector<Config>& c) { return prior(c); };
     std::vector<ScoredConfig> found = simulated_annealing(
-        task_.space, [this](const std::vector<Config>& c) { return score(c); }, chains_, proposed_,
-        std::max<size_t>(4 * n, 64), rng_, options_.annealing);
+        task_.space, scorer, chains_, proposed_, std::max<size_t>(4 * n, 64), rng_,
+        options_.annealing);
     std::vector<bool> used(found.size(), false);
     for (size_t pass = 0; pass < 2 && out.size() < from_model; ++pass) {
       for (size_t i = 0; i < found.size() && out.size() < from_model; ++i) {

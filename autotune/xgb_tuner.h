@@ -5,11 +5,16 @@
 // fills the batch without that filter if too few are left), and an `epsilon` share of the batch
 // is random configs, so that a wrong model cannot starve a region of the space.
 //
-// Before the model has data (no group with two different labels) the tuner proposes random
-// configs. Transfer: `transfer` groups (other tasks' records, one group per task, with features
-// of the same length as this task's) are part of every fit, so the model is used from the first
-// batch. Chains start from the best configs measured so far, the previous search's end states
-// and random configs. The model's seed is the tuner's seed.
+// Past AutoTVM's XGBTuner (whose first batch is random): before the model has data (no group
+// with two different labels) the search runs on the task's a-priori estimate (TuningTask::estimate,
+// an NPU template's analytic cycles model), with the same annealing, diversity filter and epsilon
+// share; and the model starts from the estimate (cost_model.h, prior) and learns corrections. On
+// the NPU templates the estimate's best configs are close to the optimum (benchmarks/tuner), so
+// the first batch is good and gives the model data where it matters. A task without an estimate
+// gets random configs until the model has data. Transfer: `transfer` groups (other tasks'
+// records, one group per task, with features of the same length as this task's) are part of
+// every fit, so the model is used from the first batch. Chains start from the best configs
+// measured so far, the previous search's end states and random configs; the model's seed is ours.
 #pragma once
 
 #include <unordered_map>
@@ -43,6 +48,7 @@ class XgbTuner : public Tuner {
  private:
   void retrain();
   std::vector<float> score(const std::vector<Config>& configs);
+  std::vector<float> prior(const std::vector<Config>& configs) const;
   std::vector<Config> start_states();
 
   const TuningTask& task_;

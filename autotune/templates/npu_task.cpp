@@ -2,6 +2,7 @@
 
 #include "autotune/errors.h"
 #include "autotune/knob_features.h"
+#include "autotune/templates/template_features.h"
 #include "runtime/base/error.h"
 
 namespace tessera {
@@ -18,12 +19,18 @@ NpuTask make_npu_task(const std::string& tmpl, const nlohmann::json& args,
     t.tuning.key["split_policy"] = autotune::split_policy_name(split_policy);
   t.tuning.space = t.tmpl->space(t.args, target).with_split_policy(split_policy);
   if (t.tmpl->featurizer) {
-    t.tuning.featurize = [tf = t.tmpl->featurizer(t.args, target)](
-                             const autotune::ConfigSpace& space, const autotune::Config& c) {
+    autotune::Featurizer tf = t.tmpl->featurizer(t.args, target);
+    t.tuning.featurize = [tf](const autotune::ConfigSpace& space, const autotune::Config& c) {
       std::vector<float> f = autotune::knob_features(space, c);
       std::vector<float> g = tf(space, c);
       f.insert(f.end(), g.begin(), g.end());
       return f;
+    };
+    // The template's analytic estimate of the config's cycles (over the layer's roofline bound,
+    // the same for every config of the task, so the order is that of cycles).
+    static const size_t kCycles = template_feature_index("model.cycles");
+    t.tuning.estimate = [tf](const autotune::ConfigSpace& space, const autotune::Config& c) {
+      return static_cast<double>(tf(space, c)[kCycles]);
     };
   }
   if (t.tmpl->work_bound) t.work_bound = t.tmpl->work_bound(t.args, target);

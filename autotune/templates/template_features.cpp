@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/base/error.h"
+
 namespace tessera {
 
 const std::vector<std::string>& template_feature_names() {
@@ -13,6 +15,13 @@ const std::vector<std::string>& template_feature_names() {
       "model.sram",        "model.acc",
   };
   return names;
+}
+
+size_t template_feature_index(const std::string& name) {
+  const auto& names = template_feature_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  throw InternalError(str("no template feature named '", name, "'"));
 }
 
 std::vector<float> template_features(const CostModel& m, bool overlapped, double bound,

@@ -21,6 +21,8 @@ namespace tessera {
 // The names of template_features()' values, in order: the same for every template, shape and
 // target.
 const std::vector<std::string>& template_feature_names();
+// The position of `name` among them; InternalError when there is none.
+size_t template_feature_index(const std::string& name);
 
 // `m`: the template's estimate of a config (its total is m.cycles(overlapped)); `bound`: the
 // layer's roofline bound in cycles (> 0); `fp`: the config's on-chip footprint.

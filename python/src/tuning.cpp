@@ -225,8 +225,12 @@ void bind_spaces(py::module_& t) {
 
   py::class_<TuningTask>(t, "TuningTask",
                          "A task: its key (small, stable JSON), its space and, optionally, a "
-                         "featurize(space, config) -> list of floats (default: knob features).")
-      .def(py::init([](const py::object& key, ConfigSpace space, const py::object& featurize) {
+                         "featurize(space, config) -> list of floats (default: knob features) and "
+                         "an estimate(space, config) -> float, an a-priori cost (lower is better) "
+                         "that the xgb tuner ranks its first proposals by (default: none, random "
+                         "first proposals).")
+      .def(py::init([](const py::object& key, ConfigSpace space, const py::object& featurize,
+                       const py::object& estimate) {
              TuningTask task;
              task.key = py_to_json(key);
              if (!task.key.is_object())
@@ -238,14 +242,29 @@ void bind_spaces(py::module_& t) {
              if (!featurize.is_none())
                task.featurize = callback<std::vector<float>, const ConfigSpace&, const Config&>(
                    featurize, str("featurize of task ", task.key.dump()));
+             if (!estimate.is_none())
+               task.estimate = callback<double, const ConfigSpace&, const Config&>(
+                   estimate, str("estimate of task ", task.key.dump()));
              return task;
            }),
-           py::arg("key"), py::arg("space"), py::arg("featurize") = py::none())
+           py::arg("key"), py::arg("space"), py::arg("featurize") = py::none(),
+           py::arg("estimate") = py::none())
       .def_property_readonly("key", [](const TuningTask& t) { return json_to_py(t.key); })
       .def_property_readonly("key_text", &TuningTask::key_text)
       .def_readonly("space", &TuningTask::space)
       .def("features", &TuningTask::features, py::arg("config"),
            py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("has_estimate",
+                             [](const TuningTask& t) { return static_cast<bool>(t.estimate); })
+      .def(
+          "estimate",
+          [](const TuningTask& t, const Config& c) {
+            if (!t.estimate)
+              throw UserError(str("task ", t.key_text(), " has no a-priori cost estimate"));
+            if (!t.space.in_domain(c)) t.space.index_of(c);  // ConfigError naming the config
+            return t.estimate(t.space, c);
+          },
+          py::arg("config"), py::call_guard<py::gil_scoped_release>())
       .def("__repr__", [](const TuningTask& t) { return "<TuningTask " + t.key_text() + ">"; });
 }
 
@@ -322,7 +341,9 @@ void bind_tuners(py::module_& t) {
       .def_readwrite("seed", &CostModelOptions::seed)
       .def_readwrite("rounds", &CostModelOptions::rounds)
       .def_readwrite("max_depth", &CostModelOptions::max_depth)
-      .def_readwrite("eta", &CostModelOptions::eta);
+      .def_readwrite("eta", &CostModelOptions::eta)
+      .def_readwrite("prior_weight", &CostModelOptions::prior_weight)
+      .def_readwrite("prior_eta", &CostModelOptions::prior_eta);
   py::class_<AnnealingOptions>(t, "AnnealingOptions")
       .def(py::init<>())
       .def_readwrite("chains", &AnnealingOptions::chains)

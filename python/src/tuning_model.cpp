@@ -58,13 +58,21 @@ void bind_tuning_model(py::module_& t) {
   t.def("program_feature_names", &program_feature_names);
   t.def("missing_program_features", &missing_program_features);
 
-  py::class_<TrainingGroup>(t, "TrainingGroup", "One query group: feature rows and labels.")
-      .def(py::init([](std::vector<std::vector<float>> features, std::vector<float> labels) {
-             return TrainingGroup{std::move(features), std::move(labels)};
+  py::class_<TrainingGroup>(t, "TrainingGroup",
+                            "One query group: feature rows, labels and, optionally, the rows' "
+                            "prior scores (prior_scores).")
+      .def(py::init([](std::vector<std::vector<float>> features, std::vector<float> labels,
+                       std::vector<float> priors) {
+             return TrainingGroup{std::move(features), std::move(labels), std::move(priors)};
            }),
-           py::arg("features"), py::arg("labels"))
+           py::arg("features"), py::arg("labels"), py::arg("priors") = std::vector<float>{})
       .def_readonly("features", &TrainingGroup::features)
-      .def_readonly("labels", &TrainingGroup::labels);
+      .def_readonly("labels", &TrainingGroup::labels)
+      .def_readonly("priors", &TrainingGroup::priors);
+  t.def("prior_scores", &prior_scores, py::arg("task"), py::arg("configs"),
+        "-ln(task's a-priori estimate) of each config (higher is better); [] when the task has "
+        "no estimate.",
+        py::call_guard<py::gil_scoped_release>());
   t.def("make_training_group", &make_training_group, py::arg("task"), py::arg("trials"),
         py::call_guard<py::gil_scoped_release>());
   t.def("ranking_labels", &ranking_labels, py::arg("trials"));
@@ -75,13 +83,17 @@ void bind_tuning_model(py::module_& t) {
       .def("fit", &CostModel::fit, py::arg("groups"), py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("trained", &CostModel::trained)
       .def_property_readonly("feature_count", &CostModel::feature_count)
+      .def_property_readonly("uses_prior", &CostModel::uses_prior)
       .def(
           "predict",
-          [](const CostModel& m, const std::vector<std::vector<float>>& rows) {
+          [](const CostModel& m, const std::vector<std::vector<float>>& rows,
+             const std::vector<float>& priors) {
             py::gil_scoped_release release;
-            return m.predict(rows);
+            return m.predict(rows, priors);
           },
-          py::arg("rows"), "Scores (higher is better; only their order means something).");
+          py::arg("rows"), py::arg("priors") = std::vector<float>{},
+          "Scores (higher is better; only their order means something). `priors`: the rows' "
+          "prior scores, needed when the model uses_prior.");
 
   t.def(
       "transfer_groups",

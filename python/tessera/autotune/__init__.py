@@ -71,6 +71,7 @@ kernel_feature_names = _t.kernel_feature_names
 program_feature_names = _t.program_feature_names
 missing_program_features = _t.missing_program_features
 make_training_group = _t.make_training_group
+prior_scores = _t.prior_scores
 pairwise_rank_accuracy = _t.pairwise_rank_accuracy
 compiler_version = _t.compiler_version
 target_id = _t.target_id

@@ -46,6 +46,9 @@ def main():
     p.add_argument("--only", action="append", default=[], help="a workload id; repeat")
     p.add_argument("--dump", help="write the measurements as JSON lines ({key, target, index}) "
                    "for build/benchmarks/npu_measure/npu_measure_profile instead of measuring")
+    p.add_argument("--times", action="store_true",
+                   help="also print each measurement's lower and codegen wall-clock (a quick "
+                   "look on a quiet machine)")
     args = p.parse_args()
     dump = open(args.dump, "w") if args.dump else None
     target = npu.load_target(args.target)
@@ -61,8 +64,10 @@ def main():
                                        "index": task.index_of(c)}) + "\n")
                 continue
             m = task.measure(c)
+            times = (f" lower {m['lower_us']:.0f} us codegen {m['codegen_us']:.0f} us"
+                     if args.times and m["status"] == "ok" else "")
             print(f"{target.name} {wl['id']} #{k}: {m['status']} insns {m['insns']} "
-                  f"cycles {m.get('cycles')} fingerprint {m.get('fingerprint')}", flush=True)
+                  f"cycles {m.get('cycles')} fingerprint {m.get('fingerprint')}{times}", flush=True)
 
 
 if __name__ == "__main__":

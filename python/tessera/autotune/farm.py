@@ -287,6 +287,7 @@ class RayExecutor(Executor):
         self.killed = 0   # workers stopped by force (they did not answer)
         self.batches = 0
         self.rounds = 0     # measure_many calls (measure() is one of a single batch)
+        self.round_sizes = []  # configs pooled by each measure_many call, in call order
         self._seconds = {}  # task key -> seconds per measurement, as workers timed them
         self.ray_tasks = 0  # Ray tasks submitted (chunks, and their configs again one by one)
         self.split = 0      # chunks measured again one config per task
@@ -409,6 +410,7 @@ class RayExecutor(Executor):
             results[i][j] = r
         self.batches += len(batches)
         self.rounds += 1
+        self.round_sizes.append(len(items))
         return results
 
     def _split(self, todo, a, b):

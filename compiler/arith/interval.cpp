@@ -232,6 +232,11 @@ class IntervalEval {
     if (is_point(a) && is_point(b) && a.min.same_as(op->a) && b.min.same_as(op->b)) {
       return Interval::point(e);
     }
+    if (const int64_t* c = as_const_int(b.min); c && is_point(b) && *c > 0) {
+      if (within_one_period(a, *c)) {
+        return Interval::point(bound(ExprKind::kDiv, a.min, b.min));
+      }
+    }
     if (const int64_t* c = as_const_int(b.min); c && is_point(b) && *c != 0) {
       // Floor division by a constant is monotone.
       Expr lo = a.min.defined() ? bound(ExprKind::kDiv, a.min, b.min) : Expr();
@@ -239,6 +244,20 @@ class IntervalEval {
       return *c > 0 ? Interval{lo, hi} : Interval{hi, lo};
     }
     return from_const(const_bounds(e, ranges_), e.dtype());
+  }
+
+  // For a = [m, m + d] with d a constant: d when no multiple of c (> 0) lies in (m, m + d], so
+  // floor(x / c) is the same for every x in a (TVM's tight bound of a fused loop's inner part:
+  // fused = outer * 3 + inner, inner < 3, read as fused % 12 and fused / 12).
+  std::optional<int64_t> within_one_period(const Interval& a, int64_t c) {
+    if (!a.bounded() || as_const_int(a.min)) return std::nullopt;  // constants: the rules below
+    Expr width = simplify(a.max - a.min, ranges_);
+    const int64_t* d = as_const_int(width);
+    if (!d || *d < 0 || *d >= c) return std::nullopt;
+    Expr m = simplify(make_binary(ExprKind::kMod, a.min, make_int(c, a.min.dtype())), ranges_);
+    std::optional<int64_t> top = const_bounds(m, ranges_).max;
+    if (!top || *top + *d >= c) return std::nullopt;
+    return *d;
   }
 
   Interval mod(const BinaryNode* op, const Expr& e) {
@@ -249,6 +268,11 @@ class IntervalEval {
     const int64_t *lo = as_const_int(a.min), *hi = as_const_int(a.max);
     if (const int64_t* c = as_const_int(b.min); c && is_point(b) && *c > 0) {
       if (lo && *lo >= 0 && hi && *hi < *c) return a;
+      if (std::optional<int64_t> d = within_one_period(a, *c)) {
+        // a = [m, m + d] never crosses a multiple of c: a % c = [m % c, m % c + d].
+        Expr m = simplify(make_binary(ExprKind::kMod, a.min, b.min), ranges_);
+        return {m, simplify(m + make_int(*d, e.dtype()), ranges_)};
+      }
       if (!lo || !hi || floor_div(*lo, *c) != floor_div(*hi, *c)) {
         return {make_int(0, e.dtype()), make_int(*c - 1, e.dtype())};
       }

@@ -40,6 +40,25 @@ TEST(Interval, ModuloWithinOnePeriodIsExact) {
   EXPECT_EQ(str_of(eval_interval(f % 24, {{f, Interval::range(26, 4)}})), "[2, 5]");
 }
 
+// A fused loop split by a factor that divides the inner extent: one outer iteration's inner
+// part never crosses a row, so % and / of it are tight (TVM's PassUpDomain for fuse).
+TEST(Interval, SymbolicModuloWithinOnePeriodIsTight) {
+  Var o("o"), ii("ii");
+  VarRanges r{{ii, Interval::range(0, 3)}};
+  EXPECT_EQ(str_of(eval_interval((o * 3 + ii) % 12, r)), "[((o % 4) * 3), (((o % 4) * 3) + 2)]");
+  EXPECT_EQ(str_of(eval_interval((o * 3 + ii) / 12, r)), "[(o / 4), (o / 4)]");
+  // 4 does not divide 12 by 3s, but o*4 % 12 is at most 8 and 8 + 2 < 12: still one period.
+  EXPECT_EQ(str_of(eval_interval((o * 4 + ii) % 12, r)), "[((o % 3) * 4), (((o % 3) * 4) + 2)]");
+}
+
+TEST(Interval, SymbolicModuloThatMayCrossAPeriodIsTheWholePeriod) {
+  Var o("o"), ii("ii");
+  // o*5 % 12 can be 10 or 11: the five values may wrap around.
+  EXPECT_EQ(str_of(eval_interval((o * 5 + ii) % 12, {{ii, Interval::range(0, 5)}})), "[0, 11]");
+  // Wider than the period.
+  EXPECT_EQ(str_of(eval_interval((o * 12 + ii) % 12, {{ii, Interval::range(0, 13)}})), "[0, 11]");
+}
+
 TEST(Interval, MultiplicationByNegativeConstantFlips) {
   Var x("x");
   EXPECT_EQ(str_of(eval_interval(x * -3 + 1, {{x, Interval::range(0, 5)}})), "[-11, 1]");

@@ -107,6 +107,8 @@ class BodyWriter {
 
   std::string text() const { return os_.str(); }
   bool uses_status() const { return uses_status_; }
+  // The extern calls whose status the kernel checks, in call order (ModuleMetadata::externs).
+  const std::vector<ExternSpec>& checked_externs() const { return externs_; }
   int depth = 1;
 
  private:
@@ -265,7 +267,8 @@ class BodyWriter {
   }
 
   // A te.extern stage: the user's function gets each buffer's data pointer and each scalar by
-  // value. An integer return is a status: nonzero makes the kernel return -2 (cpu_module.h).
+  // value. An integer return is a status: nonzero makes the kernel return
+  // -(kExternStatusBase + i), i naming the call in the module's metadata (cpu_module.h).
   void emit_extern_call(const ExternCallNode* op) {
     std::string call = op->func + "(";
     for (size_t i = 0; i < op->args.size(); ++i) {
@@ -284,8 +287,12 @@ class BodyWriter {
     call += ")";
     line("// extern stage " + comment_text(op->stage));
     if (op->ret && is_int(*op->ret)) {
-      line("if (" + call + " != 0) {");
-      line("  __atomic_store_n(&tsr_status, -2, __ATOMIC_RELAXED);");
+      int32_t code = -(kExternStatusBase + static_cast<int32_t>(externs_.size()));
+      externs_.push_back({op->stage, op->func});
+      // After a failure the later extern calls do not run (TVM returns at the first failing
+      // call), so the status names the first failing function.
+      line("if (__atomic_load_n(&tsr_status, __ATOMIC_RELAXED) == 0 && " + call + " != 0) {");
+      line("  __atomic_store_n(&tsr_status, " + std::to_string(code) + ", __ATOMIC_RELAXED);");
       line("}");
       uses_status_ = true;
     } else {
@@ -298,6 +305,7 @@ class BodyWriter {
   bool in_parallel_ = false;
   bool in_simd_ = false;
   bool uses_status_ = false;
+  std::vector<ExternSpec> externs_;
   std::set<uint64_t> ever_bound_;
 };
 
@@ -421,6 +429,7 @@ std::string codegen_c(const LoweredFunc& f) {
        << "#pragma GCC diagnostic error \"-Wincompatible-pointer-types\"\n"
        << "#pragma GCC diagnostic error \"-Wint-conversion\"\n\n";
   }
+  meta.externs = body.checked_externs();
   os << "const char tessera_module_entry[] = " << c_string_literal(f.name) << ";\n";
   os << "const char tessera_metadata_" << f.name
      << "[] = " << c_string_literal(module_metadata_to_json(meta)) << ";\n\n";

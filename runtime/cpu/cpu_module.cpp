@@ -147,6 +147,7 @@ CpuModule CpuModule::compile(const std::string& c_source, const std::string& fun
     TESSERA_ICHECK(m.name == func_name && m.args == state->meta.args,
                    "the metadata in the generated source of '", func_name,
                    "' disagrees with the argument specs given to CpuModule::compile");
+    state->meta.externs = std::move(m.externs);
   }
   state->find_function(state->library_path());
   return CpuModule(std::move(state));
@@ -209,11 +210,16 @@ void CpuModule::run(const std::vector<NDArray>& args) const {
   }
   int32_t status = state_->fn(ptrs.data());
   if (status != 0) {
+    const std::vector<ExternSpec>& ex = state_->meta.externs;
+    int64_t k = -static_cast<int64_t>(status) - kExternStatusBase;
+    if (k >= 0 && k < static_cast<int64_t>(ex.size())) {
+      throw RuntimeError(str("function '", state_->meta.name, "' failed: the C function '",
+                             ex[k].function, "' of te.extern stage '", ex[k].stage,
+                             "' returned a nonzero status (its return value is a status: 0 means "
+                             "success)"));
+    }
     throw RuntimeError(str("function '", state_->meta.name, "' failed with status ", status,
-                           status == -1   ? ": a temporary buffer could not be allocated"
-                           : status == -2 ? ": a te.extern stage's C function returned a nonzero "
-                                            "status"
-                                          : ""));
+                           status == -1 ? ": a temporary buffer could not be allocated" : ""));
   }
 }
 

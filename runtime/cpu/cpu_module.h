@@ -7,7 +7,8 @@
 //
 // Calling convention (what codegen_c emits): `int32_t <name>(void** args)`, args[i] the data
 // pointer of argument i; 0 means success, any other value a failure inside the kernel (-1: a
-// temporary could not be allocated; -2: an extern stage's C function returned nonzero). Arguments
+// temporary could not be allocated; -(kExternStatusBase + i): the i-th te.extern call of
+// ModuleMetadata::externs returned nonzero, and run() names its function and stage). Arguments
 // must not overlap in memory (the generated code declares them `restrict`); run() rejects
 // overlapping arrays.
 //

@@ -19,7 +19,14 @@ std::string module_metadata_to_json(const ModuleMetadata& m) {
                     {"written", a.written}});
   }
   // nlohmann::json objects are std::maps: keys come out sorted, so the text is deterministic.
-  nlohmann::json j = {{"version", kModuleMetadataVersion}, {"name", m.name}, {"args", args}};
+  nlohmann::json externs = nlohmann::json::array();
+  for (const ExternSpec& e : m.externs) {
+    externs.push_back({{"stage", e.stage}, {"function", e.function}});
+  }
+  nlohmann::json j = {{"version", kModuleMetadataVersion},
+                      {"name", m.name},
+                      {"args", args},
+                      {"externs", externs}};
   return j.dump();
 }
 
@@ -62,6 +69,15 @@ ModuleMetadata module_metadata_from_json(const std::string& text, const std::str
       spec.shape.push_back(d.get<int64_t>());
     }
     m.args.push_back(std::move(spec));
+  }
+  if (!j.contains("externs") || !j["externs"].is_array()) throw fail("\"externs\" must be an array");
+  for (size_t i = 0; i < j["externs"].size(); ++i) {
+    const nlohmann::json& e = j["externs"][i];
+    if (!e.is_object() || !e.contains("stage") || !e["stage"].is_string() ||
+        !e.contains("function") || !e["function"].is_string()) {
+      throw fail(str("extern ", i, ": expected {\"function\": string, \"stage\": string}"));
+    }
+    m.externs.push_back({e["stage"].get<std::string>(), e["function"].get<std::string>()});
   }
   return m;
 }

@@ -6,7 +6,9 @@
 //   const char tessera_metadata_<name>[]   = "<json>";   // this metadata, as JSON text
 // The JSON is compact, with keys in sorted order:
 //   {"args":[{"dtype":"float32","name":"A","shape":[64,64],"written":false},...],"name":"add",
-//    "version":2}
+//    "externs":[{"function":"my_check","stage":"E"}],"version":3}
+// `externs` lists the te.extern stages' C functions in the order the generated code calls them;
+// the kernel returns -(kExternStatusBase + i) when the i-th one returns a nonzero status.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +30,22 @@ struct ArgSpec {
 bool operator==(const ArgSpec& a, const ArgSpec& b);
 inline bool operator!=(const ArgSpec& a, const ArgSpec& b) { return !(a == b); }
 
+// A te.extern stage's call: the stage and the user's C function it calls.
+struct ExternSpec {
+  std::string stage;
+  std::string function;
+};
+
 struct ModuleMetadata {
   std::string name;  // the exported C function
   std::vector<ArgSpec> args;
+  std::vector<ExternSpec> externs;
 };
 
-// 2: arguments say whether they are written.
-constexpr int kModuleMetadataVersion = 2;
+// 2: arguments say whether they are written. 3: the extern stages' functions.
+constexpr int kModuleMetadataVersion = 3;
+// The kernel's status when the i-th extern call (ModuleMetadata::externs) returns nonzero.
+constexpr int32_t kExternStatusBase = 100;
 
 // Deterministic JSON text (no whitespace, sorted keys).
 std::string module_metadata_to_json(const ModuleMetadata& m);

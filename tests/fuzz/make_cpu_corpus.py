@@ -29,7 +29,7 @@ def main(out):
     with open(os.path.join(out, "metadata.json"), "w") as f:
         f.write('{"args":[{"dtype":"float32","name":"A","shape":[64],"written":false},'
                 '{"dtype":"float32","name":"B","shape":[64],"written":true}],"name":"dbl",'
-                '"version":2}')
+                  '"externs":[],"version":3}')
 
 
 if __name__ == "__main__":

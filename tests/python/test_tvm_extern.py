@@ -171,8 +171,43 @@ def test_extern_c_function_returning_nonzero_fails_the_call():
     out = np.zeros(6, dtype="int32")
     f(np.arange(6, dtype="int32"), out)
     np.testing.assert_array_equal(out, np.arange(6))
-    with pytest.raises(tessera.RuntimeError, match="te.extern stage's C function returned"):
+    with pytest.raises(tessera.RuntimeError,
+                       match="the C function 'my_check' of te.extern stage 'E' returned a nonzero"):
         f(np.array([1, 2, -3, 4, 5, 6], dtype="int32"), out)
+
+
+POSITIVE_C = r"""
+#include <stdint.h>
+int32_t my_positive(const int32_t* in, int32_t* out, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    if (in[i] <= 0) return 1;
+    out[i] = in[i];
+  }
+  return 0;
+}
+"""
+
+
+def test_the_failing_one_of_two_extern_calls_is_named_also_after_export(tmp_path):
+    # first accepts non-negative values, second only positive ones: zeros pass the first and fail
+    # the second; a negative input fails the first.
+    A = te.placeholder((5,), dtype="int32", name="A")
+    E1 = te.extern((5,), [A], lambda ins, outs: tir.call_extern(
+        "int32", "my_check", ins[0], outs[0], 5), name="first", c_source=FAILING_C)
+    E2 = te.extern((5,), [E1], lambda ins, outs: tir.call_extern(
+        "int32", "my_positive", ins[0], outs[0], 5), name="second", c_source=POSITIVE_C)
+    f = tessera.build(te.create_schedule(E2.op), [A, E2], target="c")
+    path = str(tmp_path / "two_externs.so")
+    f.export_library(path)
+    g = tessera.load_module(path)
+    for mod in (f, g):
+        out = np.zeros(5, dtype="int32")
+        mod(np.arange(1, 6, dtype="int32"), out)
+        np.testing.assert_array_equal(out, np.arange(1, 6))
+        with pytest.raises(tessera.RuntimeError, match="'my_positive' of te.extern stage 'second'"):
+            mod(np.zeros(5, dtype="int32"), out)
+        with pytest.raises(tessera.RuntimeError, match="'my_check' of te.extern stage 'first'"):
+            mod(np.full(5, -1, dtype="int32"), out)
 
 
 # ---- mistakes, each named ---------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include "codegen/c/build_c.h"
 #include "codegen/c/codegen_c.h"
 #include "runtime/base/error.h"
+#include "runtime/cpu/module_metadata.h"
 
 namespace tessera {
 namespace {
@@ -339,6 +340,36 @@ TEST(NDArray, ViewOfNullDataIsAnArgumentError) {
   NDArray v = NDArray::view(x, {2}, kF32);
   EXPECT_EQ(v.data(), x);
   EXPECT_EQ(shape_to_string(v.shape()), "(2,)");
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// The metadata names the extern calls (version 3), in order, and refuses a malformed list.
+TEST(ModuleMetadata, ExternCallsRoundTripAndAreChecked) {
+  ModuleMetadata m{"f", {{"A", DType::kInt32, {4}, false}}, {{"E", "my_check"}, {"G", "g"}}};
+  std::string text = module_metadata_to_json(m);
+  EXPECT_EQ(text,
+            "{\"args\":[{\"dtype\":\"int32\",\"name\":\"A\",\"shape\":[4],\"written\":false}],"
+            "\"externs\":[{\"function\":\"my_check\",\"stage\":\"E\"},{\"function\":\"g\","
+            "\"stage\":\"G\"}],\"name\":\"f\",\"version\":3}");
+  ModuleMetadata back = module_metadata_from_json(text, "lib.so");
+  ASSERT_EQ(back.externs.size(), 2u);
+  EXPECT_EQ(back.externs[1].stage, "G");
+  EXPECT_EQ(back.externs[1].function, "g");
+  std::string bad = text;
+  bad.replace(bad.find("\"stage\":\"G\""), 11, "\"stage\":7");
+  EXPECT_NE(message_of<RuntimeError>([&] { module_metadata_from_json(bad, "lib.so"); })
+                .find("'lib.so': its tessera metadata is unusable: extern 1"),
+            std::string::npos);
+  std::string v2 = text;
+  v2.replace(v2.find("\"version\":3"), 11, "\"version\":2");
+  EXPECT_NE(message_of<RuntimeError>([&] { module_metadata_from_json(v2, "lib.so"); })
+                .find("export it again"),
+            std::string::npos);
 }
 
 }  // namespace

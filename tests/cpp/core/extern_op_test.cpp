@@ -64,7 +64,11 @@ TEST(ExternOp, CallBetweenTwoComputeStages) {
   std::string src = codegen_c(f);
   // The user's source comes before the kernel, which checks the status.
   EXPECT_LT(src.find(kSource), src.find("int32_t f(void** args) {"));
-  EXPECT_NE(src.find("if (twice(B, E, 4) != 0) {"), std::string::npos);
+  EXPECT_NE(src.find("if (__atomic_load_n(&tsr_status, __ATOMIC_RELAXED) == 0 && twice(B, E, 4) "
+                     "!= 0) {"),
+            std::string::npos);
+  // The metadata names the call, so that a failure can name the function and the stage.
+  EXPECT_NE(src.find("externs\\\":[{\\\"function\\\":\\\"twice\\\""), std::string::npos);
 }
 
 TEST(ExternOp, SplitOfAnExternStageNamesIt) {

@@ -34,7 +34,7 @@ C = te.compute((M, N), lambda m, n: te.sum(A[m, k] * B[k, n], axis=k), name="C")
 s = te.create_schedule(C.op)
 # Accumulate a bn x bn block of C in a local buffer, then write it out.
 CC = s.cache_write(C, "local")
-mo, no, mi, ni = s[C].tile(s[C].op.axis[0], s[C].op.axis[1], bn, bn)
+mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], bn, bn)  # as TVM: C keeps its axes
 s[CC].compute_at(s[C], no)
 mc, nc = s[CC].op.axis
 (kaxis,) = s[CC].op.reduce_axis

@@ -1,166 +1,226 @@
-// Schedule::rfactor (TVM's s.rfactor): a reduction split into partial reductions over one axis
-// made data-parallel, and the reduction of those partials.
+// Schedule::rfactor (TVM's s.rfactor): a reduction split into partial reductions over one of its
+// loops made data-parallel, and the reduction of those partials.
 //
-//   C[i] = sum(A[i, k], k in [0, K)),  ko, ki = split(k, f),  CF = rfactor(C, ki, 0):
-//   CF[v, i] = sum(A[i, ko * f + v], ko in [0, ceil(K / f)), where ko * f + v < K)
-//   C[i]     = sum(CF[v, i], v in [0, f))
+//   B[i] = sum(A[i, k], k in [0, K)),  ko, ki = split(k, f),  BF = rfactor(B, ki, 0):
+//   BF[ki, i] = sum(A[i, ko * f + ki], ko in [0, ceil(K / f)), where ko * f + ki < K)
+//   B[i]      = sum(BF[ki.v, i], ki.v in [0, f))
+//
+// As TVM: the loop factored may be any reduction loop of the stage (a root reduce axis, a part of
+// a split, a fused loop of reduce axes); the loops connected to it through splits and fuses
+// (touched) are rebuilt in the partial stage, the other reduce axes are kept whole; the partial
+// stage's data axes are the tensor's (BF.op.axis holds B.op.axis), the stage of B gets fresh ones.
 #include <algorithm>
 
+#include "compiler/ir/ir_visitor.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/te/te.h"
 #include "runtime/base/error.h"
+#include "schedule/relations.h"
 #include "schedule/schedule.h"
 
 namespace tessera {
 
-Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis) {
-  std::string what = str("rfactor of '", tensor.name(), "'");
-  StagePtr st = find(tensor.op());
-  if (!st) throw ScheduleError(str(what, ": '", tensor.name(), "' has no stage (a placeholder)"));
-  const auto* red = st->op->body.as<ReduceNode>();
-  if (!red) throw ScheduleError(str(what, ": '", tensor.name(), "' is not a reduction"));
+namespace {
+
+// The tensors `e` reads, in order of first use.
+std::vector<Operation> inputs_of(const Expr& e) {
+  std::vector<Operation> out;
+  post_order_visit(e, [&](const Expr& x) {
+    const auto* l = x.as<ProducerLoadNode>();
+    if (l && std::find(out.begin(), out.end(), l->op) == out.end()) out.push_back(l->op);
+  });
+  return out;
+}
+
+std::string loop_list(const StageNode& st) {
+  std::string s;
+  for (const IterVar& iv : st.leaf_iter_vars) s += (s.empty() ? "" : ", ") + iv->var.name();
+  return s;
+}
+
+// The checks: what rfactor takes, and what it would lose.
+void check_rfactor(const Schedule& sch, const StageNode& st, const std::string& what,
+                   const IterVar& axis) {
   if (!axis) throw ScheduleError(what + ": axis is None");
-  if (num_outputs(st->op) > 1) {
-    throw ScheduleError(str(what, ": '", st->op->name, "' is a multi-output compute (",
-                            num_outputs(st->op),
-                            " outputs); rfactor takes a one-output reduction (TVM factors tuple "
-                            "reductions; here reduce them unfactored)"));
+  if (st.op != st.origin_op && !st.op->body.as<ReduceNode>()) {
+    throw ScheduleError(str(what, ": stage '", st.name(),
+                            "' is cache-written: the reduction is "
+                            "computed by its cache stage now; rfactor the cache (CC = "
+                            "s.cache_write(",
+                            st.name(),
+                            ", scope); s.rfactor(CC, ...)), or "
+                            "rfactor first and cache_write after"));
   }
-  if (st->op != st->origin_op) {
-    throw ScheduleError(str(what,
-                            ": the stage is cache-written; apply rfactor first, then "
-                            "cache_write the factored tensor"));
+  if (!st.op->body.as<ReduceNode>()) {
+    throw ScheduleError(str(what, ": '", st.name(), "' is not a reduction"));
   }
-  bool symbolic_reduce = std::any_of(st->op->reduce_axis.begin(), st->op->reduce_axis.end(),
+  if (!st.is_leaf(axis)) {
+    throw ScheduleError(str(what, ": axis '", axis->var.name(), "' is not a loop of stage '",
+                            st.name(),
+                            "' (TVM: \"Cannot find IterVar in leaf iter vars\"); "
+                            "rfactor takes one of its current loops: ",
+                            loop_list(st)));
+  }
+  if (axis->kind != IterKind::kReduce) {
+    throw ScheduleError(str(what, ": axis '", axis->var.name(),
+                            "' is data-parallel; rfactor "
+                            "factors a reduction loop (TVM: \"Can only factor reduction axis\")"));
+  }
+  bool symbolic_reduce = std::any_of(st.op->reduce_axis.begin(), st.op->reduce_axis.end(),
                                      [](const IterVar& a) { return a->sym_extent.defined(); });
-  if (is_symbolic(st->op) || symbolic_reduce) {
+  if (is_symbolic(st.op) || symbolic_reduce) {
     throw ScheduleError(str(what,
                             ": the tensor has a symbolic shape or reduce extent; rfactor "
                             "needs constant extents (TVM factors a symbolic extent; here write the "
                             "reduction with constant extents)"));
   }
-  if (!st->annotations.empty() || !st->pragmas.empty() || st->attach_type != AttachType::kRoot ||
-      st->intrin) {
-    throw ScheduleError(str(what,
-                            ": the stage has loop annotations or an attach point; apply "
-                            "rfactor before them (they belong on the new stages)"));
-  }
-  // The root reduce axis `axis` comes from, and how.
-  const std::vector<IterVar>& rroots = st->op->reduce_axis;
-  IterVar root;
-  int part = 0;  // 0: the whole root axis; 1: the split's outer part; 2: its inner part
-  int64_t factor = 0;
-  if (std::find(rroots.begin(), rroots.end(), axis) != rroots.end()) {
-    root = axis;
-    if (!st->relations.empty()) {
-      throw ScheduleError(str(what, ": rfactor over the whole axis '", axis->var.name(),
-                              "' takes a stage with no split or fuse applied"));
+  // Both stages restart from their root loops (as in TVM): records on the old loops would go.
+  auto name_of = [&](uint64_t id) {
+    for (const IterVar& a : st.all_iter_vars) {
+      if (a->var.id() == id) return a->var.name();
     }
-  } else {
-    if (st->relations.size() != 1 || st->relations[0].kind != IterVarRelation::kSplit ||
-        std::find(rroots.begin(), rroots.end(), st->relations[0].parent) == rroots.end() ||
-        (st->relations[0].outer != axis && st->relations[0].inner != axis)) {
-      throw ScheduleError(str(what, ": axis '", axis->var.name(),
-                              "' must be a reduce axis of the stage or a part of the one split of "
-                              "one (as TVM: split the reduce axis, then rfactor a part)"));
+    return std::string("?");
+  };
+  if (!st.annotations.empty()) {
+    const auto& [id, a] = *st.annotations.begin();
+    throw ScheduleError(str(what, ": loop '", name_of(id), "' of stage '", st.name(), "' is ",
+                            "annotated ", annotation_name(a),
+                            ", but rfactor rebuilds the loops of '", st.name(),
+                            "' (TVM drops the annotation); annotate the two stages "
+                            "after rfactor"));
+  }
+  if (!st.pragmas.empty()) {
+    throw ScheduleError(str(what, ": loop '", name_of(st.pragmas.begin()->first), "' of stage '",
+                            st.name(), "' has a pragma, but rfactor rebuilds the loops of '",
+                            st.name(), "'; apply pragmas after rfactor"));
+  }
+  if (st.intrin) {
+    throw ScheduleError(str(what, ": stage '", st.name(),
+                            "' is tensorized; tensorize after "
+                            "rfactor"));
+  }
+  for (const StagePtr& other : sch.stages()) {
+    if (other->attach_type == AttachType::kScope && other->attach_stage.get() == &st) {
+      throw ScheduleError(str(what, ": stage '", other->name(), "' is computed at loop '",
+                              other->attach_ivar->var.name(), "' of '", st.name(),
+                              "', which rfactor rebuilds; compute_at after rfactor (into "
+                              "either stage)"));
     }
-    const IterVarRelation& r = st->relations[0];
-    root = r.parent;
-    factor = r.factor;
-    part = axis == r.inner ? 2 : 1;
   }
-  const std::vector<int64_t>& shape = st->op->shape;
-  if (factor_axis < 0 || factor_axis > static_cast<int>(shape.size())) {
-    throw ScheduleError(
-        str(what, ": factor_axis ", factor_axis, " must be in [0, ", shape.size(), "]"));
-  }
-  int64_t k_ext = root->extent;
-  int64_t outer_ext = part ? (k_ext + factor - 1) / factor : 1;
-  // The factored dimension's extent, and the extent of what stays a reduction of `root`.
-  int64_t v_ext = part == 0 ? k_ext : part == 2 ? factor : outer_ext;
-  int64_t rest_ext = part == 0 ? 0 : part == 2 ? outer_ext : factor;
+}
+
+}  // namespace
+
+std::vector<Tensor> Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis) {
+  std::string what = str("rfactor of '", tensor.name(), "'");
+  StagePtr st = find(tensor.op());
+  if (!st) throw ScheduleError(str(what, ": '", tensor.name(), "' has no stage (a placeholder)"));
+  check_rfactor(*this, *st, what, axis);
+  const Operation old = st->op;
   Expr body = st->body();  // read redirects applied
   const auto* rb = body.as<ReduceNode>();
+  const int ndim = static_cast<int>(old->axis.size());
+  int fpos = factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis;
+  if (fpos < 0 || fpos > ndim) {
+    throw ScheduleError(
+        str(what, ": factor_axis ", factor_axis, " must be in [", -(ndim + 1), ", ", ndim, "]"));
+  }
+  // The loops connected to `axis`; a data axis among them is TVM's "Factor axis touches normal
+  // axis" (fuse keeps the kinds apart, so this only guards the invariant).
+  std::set<const IterVarNode*> touched = connected_axes(*st, axis);
+  for (const IterVar& a : old->axis) {
+    if (touched.count(a.get())) {
+      throw ScheduleError(str(what, ": loop '", axis->var.name(),
+                              "' is connected to the data "
+                              "axis '",
+                              a->var.name(),
+                              "' (TVM: \"Factor axis touches normal "
+                              "axis\")"));
+    }
+  }
+  // The partial stage: `axis` a data axis, the other touched loops its reduction loops.
+  IterVar v = make_iter_var(axis->var.name(), 0, axis->extent, IterKind::kDataPar);
+  AxisValues up{{axis.get(), v->var}};
+  std::vector<IterVar> raxes;
+  for (const IterVar& a : rb->axis) {
+    if (!touched.count(a.get())) raxes.push_back(a);  // kept whole
+  }
+  for (const IterVar& leaf : st->leaf_iter_vars) {
+    if (!touched.count(leaf.get()) || leaf == axis) continue;
+    IterVar copy = make_iter_var(leaf->var.name(), 0, leaf->extent, IterKind::kReduce);
+    raxes.push_back(copy);
+    up[leaf.get()] = copy->var;
+  }
+  pass_up_index(*st, &up);
+  std::vector<Expr> preds = split_bound_checks(*st, up);
+  VarMap vsub;
+  for (const IterVar& a : rb->axis) {
+    if (!touched.count(a.get())) continue;
+    Expr value = up.at(a.get());
+    vsub[a->var] = a->min ? value + make_int(a->min) : value;
+  }
+  Expr src = substitute(rb->source, vsub);
+  Expr cond = rb->condition.defined() ? substitute(rb->condition, vsub) : Expr();
+  for (const Expr& p : preds) cond = cond.defined() ? cond && p : p;
+  const CallNode* srcs = as_tuple(src);
+  const int nout = num_outputs(old);
+  Expr rf_body;
+  if (raxes.empty()) {  // nothing left to reduce: a partial is the (guarded) value
+    std::vector<Expr> vals;
+    for (int j = 0; j < nout; ++j) {
+      Expr s = srcs ? srcs->args[j] : src;
+      Expr id = rb->reducer ? rb->reducer->identity[j] : reduce_identity(rb->combiner, s.dtype());
+      vals.push_back(cond.defined() ? make_select(cond, s, id) : s);
+    }
+    rf_body = nout == 1 ? vals[0] : make_tuple(vals);
+  } else {
+    rf_body = make_reduce(rb->combiner, src, raxes, cond, Expr(), rb->reducer);
+  }
+  auto rf_node = std::make_shared<OperationNode>();
+  rf_node->kind = OpKind::kCompute;
+  rf_node->name = old->name + ".rf";
+  rf_node->dtype = rf_body.dtype();
+  rf_node->shape = old->shape;
+  rf_node->shape.insert(rf_node->shape.begin() + fpos, axis->extent);
+  rf_node->axis = old->axis;
+  rf_node->axis.insert(rf_node->axis.begin() + fpos, v);
+  rf_node->reduce_axis = raxes.empty() ? std::vector<IterVar>{} : raxes;
+  rf_node->body = rf_body;
+  rf_node->inputs = inputs_of(rf_body);
+  Operation rf = rf_node;
+  std::vector<Tensor> rf_tensors;
+  for (int j = 0; j < nout; ++j) rf_tensors.emplace_back(op_output(rf, j));
 
-  std::vector<int64_t> rf_shape = shape;
-  rf_shape.insert(rf_shape.begin() + factor_axis, v_ext);
-  std::vector<std::string> rf_names;
-  for (const IterVar& a : st->op->axis) rf_names.push_back(a->var.name());
-  rf_names.insert(rf_names.begin() + factor_axis, axis->var.name());
-  Tensor rf = compute(
-      rf_shape,
-      [&](const std::vector<Var>& vars) {
-        VarMap m;
-        std::vector<Var> data = vars;
-        Var v = data[factor_axis];
-        data.erase(data.begin() + factor_axis);
-        for (size_t d = 0; d < data.size(); ++d) m[st->op->axis[d]->var] = data[d];
-        std::vector<IterVar> raxes;
-        Expr k_value, guard;
-        for (const IterVar& a : rb->axis) {
-          if (a != root) {
-            IterVar copy = reduce_axis(a->min, a->extent, a->var.name());
-            m[a->var] = copy->var;
-            raxes.push_back(copy);
-            continue;
-          }
-          if (part == 0) {
-            k_value = v + make_int(root->min);
-            continue;
-          }
-          IterVar rest =
-              reduce_axis(0, rest_ext, root->var.name() + (part == 2 ? ".outer" : ".inner"));
-          raxes.push_back(rest);
-          Expr rel =
-              part == 2 ? rest->var * make_int(factor) + v : Expr(v) * make_int(factor) + rest->var;
-          k_value = rel + make_int(root->min);
-          if (k_ext % factor != 0) guard = rel < make_int(k_ext);
-        }
-        m[root->var] = k_value;
-        Expr src = substitute(rb->source, m);
-        Expr cond = rb->condition.defined() ? substitute(rb->condition, m) : Expr();
-        if (guard.defined())
-          cond = cond.defined() ? make_binary(ExprKind::kAnd, cond, guard) : guard;
-        if (raxes.empty()) {  // nothing left to reduce: the partial is the (guarded) value
-          Expr id =
-              rb->reducer ? rb->reducer->identity[0] : reduce_identity(rb->combiner, src.dtype());
-          return cond.defined() ? make_select(cond, src, id) : src;
-        }
-        return make_reduce(rb->combiner, src, raxes, cond, Expr(), rb->reducer);
-      },
-      st->op->name + ".rf", rf_names);
-
-  // The stage now reduces the partials over the factored dimension.
+  // The stage now reduces the partials over the factored dimension, from the old init= if any.
   std::vector<std::string> names;
-  for (const IterVar& a : st->op->axis) names.push_back(a->var.name());
-  IterVar vr = reduce_axis(0, v_ext, axis->var.name() + ".v");
-  Operation old = st->op;
-  Tensor total = compute(
-      shape,
+  for (const IterVar& a : old->axis) names.push_back(a->var.name());
+  IterVar vr = reduce_axis(0, axis->extent, axis->var.name() + ".v");
+  std::vector<Tensor> total = compute_multi(
+      old->shape,
       [&](const std::vector<Var>& vars) {
         std::vector<Expr> idx(vars.begin(), vars.end());
-        idx.insert(idx.begin() + factor_axis, vr->var);
+        idx.insert(idx.begin() + fpos, vr->var);
         VarMap m;
-        for (size_t d = 0; d < vars.size(); ++d) m[old->axis[d]->var] = vars[d];
+        for (int d = 0; d < ndim; ++d) m[old->axis[d]->var] = vars[d];
         Expr init = rb->init.defined() ? substitute(rb->init, m) : Expr();
-        return make_reduce(rb->combiner, rf(idx), {vr}, Expr(), init, rb->reducer);
+        std::vector<Expr> loads;
+        for (const Tensor& t : rf_tensors) loads.push_back(t(idx));
+        Expr s = nout == 1 ? loads[0] : make_tuple(loads);
+        std::vector<Expr> outs;
+        for (int j = 0; j < nout; ++j) {
+          outs.push_back(make_reduce(rb->combiner, s, {vr}, Expr(), init, rb->reducer, j));
+        }
+        return outs;
       },
       old->name, names);
-  st->op = total.op();
-  st->all_iter_vars = total.op()->axis;
+  st->op = primary_of(total[0].op());
+  st->all_iter_vars = st->op->axis;
   st->all_iter_vars.push_back(vr);
   st->leaf_iter_vars = st->all_iter_vars;
   st->relations.clear();
   st->read_redirects.clear();
-  auto rst = std::make_shared<StageNode>();
-  rst->op = rf.op();
-  rst->origin_op = rf.op();
-  rst->all_iter_vars = rf.op()->axis;
-  rst->all_iter_vars.insert(rst->all_iter_vars.end(), rf.op()->reduce_axis.begin(),
-                            rf.op()->reduce_axis.end());
-  rst->leaf_iter_vars = rst->all_iter_vars;
-  stages_.insert(std::find(stages_.begin(), stages_.end(), st), rst);
-  return rf;
+  stages_.insert(std::find(stages_.begin(), stages_.end(), st), make_stage_node(rf));
+  return rf_tensors;
 }
 
 }  // namespace tessera

@@ -35,7 +35,9 @@ class RedirectReads : public IRMutator {
   const std::vector<std::pair<Operation, Operation>>& r_;
 };
 
-StagePtr make_stage(const Operation& op) {
+}  // namespace
+
+StagePtr make_stage_node(const Operation& op) {
   auto st = std::make_shared<StageNode>();
   st->op = op;
   st->origin_op = op;
@@ -44,8 +46,6 @@ StagePtr make_stage(const Operation& op) {
   st->leaf_iter_vars = st->all_iter_vars;
   return st;
 }
-
-}  // namespace
 
 Expr StageNode::body() const {
   if (read_redirects.empty()) return op->body;
@@ -82,7 +82,7 @@ Schedule::Schedule(const std::vector<Operation>& outputs) : outputs_(outputs) {
     const Operation& op = primary_of(any);
     if (!seen.insert(op.get()).second) return;
     for (const Operation& in : op->inputs) visit(in);
-    if (op->kind != OpKind::kPlaceholder) stages_.push_back(make_stage(op));
+    if (op->kind != OpKind::kPlaceholder) stages_.push_back(make_stage_node(op));
   };
   for (const Operation& op : outputs) {
     if (op->kind == OpKind::kPlaceholder) {
@@ -143,13 +143,13 @@ bool is_known_scope(const std::string& scope) {
   return scope == "global" || scope == "local" || scope == "sram" || scope == "acc";
 }
 
-namespace {
 void check_scope(const std::string& scope, const std::string& what) {
   if (!is_known_scope(scope)) {
     throw ScheduleError(str(what, ": unknown scope '", scope,
                             "'; known scopes: global, local (CPU), sram, acc (NPU)"));
   }
 }
+namespace {
 std::vector<std::string> axis_names(const Operation& op) {
   std::vector<std::string> names;
   for (const IterVar& iv : op->axis) names.push_back(iv->var.name());
@@ -181,7 +181,7 @@ Tensor Schedule::cache_read(const Tensor& tensor, const std::string& scope,
       [&](const std::vector<Var>& i) { return src(std::vector<Expr>(i.begin(), i.end())); },
       tensor.name() + "." + scope,
       tensor.op()->kind == OpKind::kCompute ? axis_names(tensor.op()) : std::vector<std::string>{});
-  StagePtr cst = make_stage(cache.op());
+  StagePtr cst = make_stage_node(cache.op());
   cst->scope = scope;
   for (const StagePtr& st : reader_stages) st->read_redirects.push_back({tensor.op(), cache.op()});
   // Insert before the first reader so that stages stay in topological order.
@@ -190,56 +190,6 @@ Tensor Schedule::cache_read(const Tensor& tensor, const std::string& scope,
     pos = std::min(pos, std::find(stages_.begin(), stages_.end(), st));
   }
   stages_.insert(pos, cst);
-  return cache;
-}
-
-Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope) {
-  std::string what = str("cache_write of '", tensor.name(), "'");
-  check_scope(scope, what);
-  StagePtr st = find(tensor.op());
-  if (!st) {
-    throw ScheduleError(
-        str(what, ": '", tensor.name(), "' has no stage (a placeholder cannot be cache-written)"));
-  }
-  if (!st->relations.empty() || st->leaf_iter_vars != st->all_iter_vars ||
-      !st->annotations.empty() || st->attach_type != AttachType::kRoot) {
-    throw ScheduleError(str(what, ": stage '", st->name(),
-                            "' already has loop primitives applied; apply cache_write first"));
-  }
-  if (st->op != st->origin_op) {
-    throw ScheduleError(str(what, ": stage '", st->name(), "' is already cache-written"));
-  }
-  if (st->op->kind == OpKind::kExtern) {
-    throw ScheduleError(str(what, ": stage '", st->name(), "' is an extern stage (te.extern): ",
-                            "its C function writes the buffer itself; cache_read its readers' ",
-                            "copies instead"));
-  }
-  if (num_outputs(st->op) > 1) {
-    throw ScheduleError(str(what, ": stage '", st->name(), "' is a multi-output compute (",
-                            num_outputs(st->op), " outputs); cache_write takes a one-output "
-                            "stage (TVM caches all outputs; here cache_read its readers' copies "
-                            "instead)"));
-  }
-  // The cache computes the original body; the stage becomes a copy out of the cache.
-  Operation orig = st->op;
-  Expr body = st->body();
-  auto cache_node = std::make_shared<OperationNode>(*orig);
-  cache_node->name = orig->name + "." + scope;
-  cache_node->body = body;
-  cache_node->inputs = st->inputs();
-  Operation cache_op = cache_node;
-  StagePtr cst = make_stage(cache_op);
-  cst->scope = scope;
-  Tensor cache(cache_op);
-  Tensor copy = compute_sym(
-      shape_exprs(orig),
-      [&](const std::vector<Var>& i) { return cache(std::vector<Expr>(i.begin(), i.end())); },
-      orig->name, axis_names(orig));
-  st->op = copy.op();
-  st->all_iter_vars = copy.op()->axis;
-  st->leaf_iter_vars = st->all_iter_vars;
-  st->read_redirects.clear();
-  stages_.insert(std::find(stages_.begin(), stages_.end(), st), cst);
   return cache;
 }
 

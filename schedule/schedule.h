@@ -141,14 +141,26 @@ class Schedule {
   // Adds a stage that copies `tensor` into `scope`; `readers` (stages that read it) read the copy.
   Tensor cache_read(const Tensor& tensor, const std::string& scope,
                     const std::vector<Operation>& readers);
-  // Computes `tensor`'s stage into a new buffer in `scope` and copies it out; returns the cache.
+  // TVM's cache_write (schedule/cache_write.cpp): a new stage in `scope` computes `tensor`'s
+  // stage, laid out by the stage's data-parallel loops (after split, fuse or reorder its axes are
+  // those loops; a split tail is guarded), and the stage becomes a copy out of it over its root
+  // axes: `tensor.op()->axis` and the stage's axes stay the user's, the cache has new ones.
+  // The stage's loop records are dropped (ScheduleError when an annotation, a pragma or another
+  // stage's attach point would be lost with them, or when a reduction loop was split or fused).
+  // Returns the cache.
   Tensor cache_write(const Tensor& tensor, const std::string& scope);
-  // TVM's rfactor: `axis` is a reduce axis of `tensor`'s stage, a root one or a part of a split
-  // of one (the only primitive applied to the stage so far). Returns a new stage's tensor that
-  // holds partial reductions with `axis` made data-parallel (its dimension inserted at
-  // `factor_axis`); `tensor`'s stage becomes the reduction of those partials over that
-  // dimension, with fresh axes (s[tensor].op.axis). A split tail is guarded in the partials.
-  Tensor rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis = 0);
+  // A multi-output compute: all its outputs at once (TVM's s.cache_write([T0, T1], scope));
+  // returns one cache tensor per output, in the order given.
+  std::vector<Tensor> cache_write(const std::vector<Tensor>& tensors, const std::string& scope);
+  // TVM's rfactor (schedule/rfactor.cpp): `axis` is a reduction loop of `tensor`'s stage (a root
+  // reduce axis, or any loop split or fused from reduce axes). Returns the tensors of a new stage
+  // (one per output of a tuple reduction) holding partial reductions with `axis` made
+  // data-parallel (its dimension inserted at `factor_axis`, negative counting from the end as
+  // TVM) over the data axes `tensor.op()->axis`; the other loops connected to `axis` stay
+  // reductions of the partials (split tails guarded), reduce axes not connected to it are kept
+  // whole. `tensor`'s stage becomes the reduction of the partials over that dimension with fresh
+  // axes (s[tensor].op.axis). Both stages start from their root loops.
+  std::vector<Tensor> rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis = 0);
 
   // Stages that read `stage`'s output (after redirects), looking through inlined stages.
   std::vector<StagePtr> consumers_of(const StageNode& stage) const;
@@ -163,6 +175,11 @@ class Schedule {
 };
 
 std::shared_ptr<Schedule> create_schedule(const std::vector<Operation>& outputs);
+
+// For the primitives' files: a stage for `op` with its root loops; ScheduleError naming `what`
+// for a scope lowering does not know.
+StagePtr make_stage_node(const Operation& op);
+void check_scope(const std::string& scope, const std::string& what);
 
 const char* annotation_name(Annotation a);
 // The memory scopes lowering knows.

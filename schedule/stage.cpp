@@ -71,8 +71,8 @@ void Stage::check_leaf(const IterVar& axis, const char* primitive) const {
     }
   }
   throw ScheduleError(str("stage '", st.name(), "': ", primitive, ": axis '", axis_name(axis),
-                          "' is not an axis of this stage (after cache_write, use the stage's "
-                          "new op.axis). Current loops: ",
+                          "' is not an axis of this stage (after rfactor, the stage's axes are "
+                          "s[T].op.axis). Current loops: ",
                           leaf_list(st)));
 }
 
@@ -349,7 +349,8 @@ void Stage::compute_inline() {
   }
   if (num_outputs(st.op) > 1) {
     throw ScheduleError(str(what, ": a multi-output compute (", num_outputs(st.op),
-                            " outputs) cannot be inlined (its outputs share one loop nest); use "
+                            " outputs) cannot be inlined (its outputs share one loop nest; TVM "
+                            "rejects it too: \"can only inline compute op with 1 output\"); use "
                             "compute_at or compute_root"));
   }
   if (st.op->body.as<ReduceNode>()) {

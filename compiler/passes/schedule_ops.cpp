@@ -382,8 +382,11 @@ class NestBuilder {
       // combiner's identity.
       if (as_tuple(src)) {
         std::vector<Stmt> inits;
+        const CallNode* start = as_tuple(r->init);  // a tuple of initial values, or none
         for (size_t j = 0; j < s.outputs.size(); ++j) {
-          inits.push_back(make_store(s.outputs[j], idx, r->reducer->identity[j]));
+          inits.push_back(make_store(
+              s.outputs[j], idx,
+              start ? lower_loads(substitute(start->args[j], vals), st) : r->reducer->identity[j]));
         }
         init = make_seq(inits);
       } else {

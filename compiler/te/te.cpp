@@ -90,24 +90,42 @@ Expr make_reduction(ReduceKind kind, const Expr& source, const std::vector<IterV
           str(reduce_kind_name(kind), " over bool values; cast them to an integer type"));
     }
   }
-  if (tuple && init.defined()) {
-    throw ExprError(str("comm_reducer '", reducer->name, "': init= on a reduction over tuples is "
-                        "not supported; reduce from the identity and combine the initial values "
-                        "in a later compute"));
+  if (tuple && init.defined() && !as_tuple(init)) {
+    throw ExprError(str("comm_reducer '", reducer->name, "': init= of a reduction over tuples "
+                        "is a tuple of ", tuple->args.size(), " values (one per source), as TVM"));
   }
   if (where.defined() && where.dtype() != DType::kBool) {
     throw ExprError(str(reduce_kind_name(kind), ": where= must be a bool condition, got ",
                         dtype_name(where.dtype())));
   }
-  Expr start = init;
-  if (start.defined() && start.dtype() != source.dtype()) {
+  // One initial value per source (a tuple for a tuple reduction, TVM's init=(i0, v0)).
+  auto initial = [&](Expr start, const Expr& src, size_t j) {
+    if (start.dtype() == src.dtype()) return start;
     if (start.as<IntImmNode>() || start.as<FloatImmNode>()) {
-      start = cast(source.dtype(), start);  // a literal takes the reduction's type
-    } else {
-      throw ExprError(str(reduce_kind_name(kind), ": init= has type ", dtype_name(start.dtype()),
-                          " but the reduction's values are ", dtype_name(source.dtype()),
-                          "; cast it with .astype('", dtype_name(source.dtype()), "')"));
+      return cast(src.dtype(), start);  // a literal takes the reduction's type
     }
+    throw ExprError(str(reduce_kind_name(kind), ": init= ",
+                        tuple ? str("value ", j, " ") : std::string(), "has type ",
+                        dtype_name(start.dtype()), " but the reduction's values",
+                        tuple ? str(" at position ", j) : std::string(), " are ",
+                        dtype_name(src.dtype()), "; cast it with .astype('",
+                        dtype_name(src.dtype()), "')"));
+  };
+  Expr start = init;
+  if (start.defined() && tuple) {
+    const CallNode* inits = as_tuple(init);
+    if (inits->args.size() != tuple->args.size()) {
+      throw ExprError(str("comm_reducer '", reducer->name, "': init= has ", inits->args.size(),
+                          " values but the reduction is over tuples of ", tuple->args.size(),
+                          "; give one initial value per source"));
+    }
+    std::vector<Expr> fields;
+    for (size_t j = 0; j < inits->args.size(); ++j) {
+      fields.push_back(initial(inits->args[j], tuple->args[j], j));
+    }
+    start = make_tuple(fields);
+  } else if (start.defined()) {
+    start = initial(start, source, 0);
   }
   if (start.defined()) {
     post_order_visit(start, [&](const Expr& e) {
@@ -473,10 +491,19 @@ Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vect
 }
 
 std::vector<Expr> comm_reduce(const CommReducer& reducer, const std::vector<Expr>& sources,
-                              const std::vector<IterVar>& axis, const Expr& where) {
-  if (sources.size() == 1) return {comm_reduce(reducer, sources[0], axis, where)};
+                              const std::vector<IterVar>& axis, const Expr& where,
+                              const std::vector<Expr>& init) {
   if (sources.empty()) throw ExprError(str("comm_reducer '", reducer->name, "': no source"));
-  Expr r0 = make_reduction(ReduceKind::kCustom, make_tuple(sources), axis, where, Expr(), reducer);
+  if (!init.empty() && init.size() != sources.size()) {
+    throw ExprError(str("comm_reducer '", reducer->name, "': init= has ", init.size(),
+                        " values but the reduction is over tuples of ", sources.size(),
+                        "; give one initial value per source"));
+  }
+  if (sources.size() == 1) {
+    return {comm_reduce(reducer, sources[0], axis, where, init.empty() ? Expr() : init[0])};
+  }
+  Expr r0 = make_reduction(ReduceKind::kCustom, make_tuple(sources), axis, where,
+                           init.empty() ? Expr() : make_tuple(init), reducer);
   const auto* r = r0.as<ReduceNode>();
   std::vector<Expr> out{r0};
   for (size_t i = 1; i < sources.size(); ++i) {

@@ -93,9 +93,11 @@ CommReducer comm_reducer(const std::string& name, const std::vector<Var>& lhs,
                          const std::vector<Var>& rhs, const std::vector<Expr>& combine,
                          const std::vector<Expr>& identity);
 // A reduction of a tuple of sources (one per value of the reducer): its results, one expression
-// each (return them all from a multi-output compute).
+// each (return them all from a multi-output compute). `init`, when not empty, holds the value
+// each result starts from (TVM's init= of a tuple reduction), one per source.
 std::vector<Expr> comm_reduce(const CommReducer& reducer, const std::vector<Expr>& sources,
-                              const std::vector<IterVar>& axis, const Expr& where = Expr());
+                              const std::vector<IterVar>& axis, const Expr& where = Expr(),
+                              const std::vector<Expr>& init = {});
 // A reduction with a user's reducer; the source must have the reducer's type.
 Expr comm_reduce(const CommReducer& reducer, const Expr& source, const std::vector<IterVar>& axis,
                  const Expr& where = Expr(), const Expr& init = Expr());

@@ -30,6 +30,17 @@ IterVar as_iv(const py::handle& h, const Stage& st, const char* primitive) {
   return h.cast<PyIterVar>();
 }
 
+Tensor as_tensor(const py::handle& h, const char* primitive) {
+  if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
+  throw ScheduleError(str(primitive, ": expected a Tensor, got a Python ",
+                          std::string(py::str(h.get_type().attr("__name__")))));
+}
+
+// TVM's Python rfactor: one tensor, or a list for a tuple reduction.
+py::object one_or_list(const std::vector<Tensor>& ts) {
+  return ts.size() == 1 ? py::cast(ts[0]) : py::cast(ts);
+}
+
 }  // namespace
 
 void bind_schedule(py::module_& m) {
@@ -43,8 +54,8 @@ void bind_schedule(py::module_& m) {
       .def(
           "rfactor",
           [](Stage& s, const py::object& axis, int factor_axis) {
-            return s.schedule()->rfactor(Tensor(s.node()->origin_op), as_iv(axis, s, "rfactor"),
-                                         factor_axis);
+            return one_or_list(s.schedule()->rfactor(Tensor(s.node()->origin_op),
+                                                     as_iv(axis, s, "rfactor"), factor_axis));
           },
           py::arg("axis"), py::arg("factor_axis") = 0)
       .def(
@@ -153,11 +164,28 @@ void bind_schedule(py::module_& m) {
             return s.cache_read(t, scope, ops);
           },
           py::arg("tensor"), py::arg("scope"), py::arg("readers"))
-      .def("cache_write", &Schedule::cache_write, py::arg("tensor"), py::arg("scope"))
-      .def("rfactor", &Schedule::rfactor, py::arg("tensor"), py::arg("axis"),
-           py::arg("factor_axis") = 0,
-           "TVM's s.rfactor(C, ki, factor_axis=0): partial reductions over axis `ki` in a new "
-           "stage (returned), and C's stage reducing them.")
+      .def(
+          "cache_write",
+          [](Schedule& s, const py::object& tensor, const std::string& scope) -> py::object {
+            // TVM: a list of a multi-output compute's tensors gives a list of caches.
+            if (py::isinstance<py::list>(tensor) || py::isinstance<py::tuple>(tensor)) {
+              std::vector<Tensor> ts;
+              for (const py::handle& h : tensor) ts.push_back(as_tensor(h, "cache_write"));
+              return py::cast(s.cache_write(ts, scope));
+            }
+            return py::cast(s.cache_write(as_tensor(tensor, "cache_write"), scope));
+          },
+          py::arg("tensor"), py::arg("scope"),
+          "TVM's s.cache_write(C, scope): the cache stage computing C (returned); C's stage "
+          "copies it out. A list of a multi-output compute's tensors returns a list of caches.")
+      .def(
+          "rfactor",
+          [](Schedule& s, const Tensor& t, const py::object& axis, int factor_axis) {
+            return one_or_list(s.rfactor(t, as_iv(axis, s[t], "rfactor"), factor_axis));
+          },
+          py::arg("tensor"), py::arg("axis"), py::arg("factor_axis") = 0,
+          "TVM's s.rfactor(C, ki, factor_axis=0): partial reductions over loop `ki` in a new "
+          "stage (returned; a list for a tuple reduction), and C's stage reducing them.")
       .def("__str__", &Schedule::to_string);
 
   py::class_<TensorIntrinNode, std::shared_ptr<TensorIntrinNode>>(m, "TensorIntrin")

@@ -319,6 +319,7 @@ void bind_te(py::module_& m) {
                                if (n.sym_extent.defined()) return py::cast(n.sym_extent);
                                return py::cast(n.extent);
                              })
+      .def("same_as", [](const IterVarNode& a, const PyIterVar& b) { return &a == b.get(); })
       .def_property_readonly("is_reduce",
                              [](const IterVarNode& n) { return n.kind == IterKind::kReduce; })
       .def_property_readonly("dtype",
@@ -352,6 +353,7 @@ void bind_te(py::module_& m) {
            [](const std::shared_ptr<OperationNode>& o, int i) { return Tensor(op_output(o, i)); })
       .def_property_readonly("num_outputs",
                              [](const std::shared_ptr<OperationNode>& o) { return num_outputs(o); })
+      .def("same_as", [](const OperationNode& a, const PyOperation& b) { return &a == b.get(); })
       .def("__repr__", [](const OperationNode& o) { return "Operation(" + o.name + ")"; });
 
   py::class_<Tensor> tensor(te, "Tensor");
@@ -586,10 +588,6 @@ void bind_te(py::module_& m) {
                                   const std::string& rname) {
     std::vector<IterVar> axes = to_reduce_axes(axis, "comm_reducer");
     std::string what = str("te.comm_reducer '", name, "'");
-    if (!init.is_none()) {
-      throw ExprError(str(what, ": init= on a reduction over tuples is not supported; reduce "
-                          "from the identity and combine the initial values in a later compute"));
-    }
     std::vector<Expr> srcs;
     std::vector<Var> lhs, rhs;
     py::tuple lt(py::len(sources)), rt(py::len(sources)), dtypes(py::len(sources));
@@ -603,23 +601,26 @@ void bind_te(py::module_& m) {
       dtypes[j] = py::str(dtype_name(t));
     }
     size_t n = srcs.size();
+    // fn: "fcombine returns", "fidentity returns", "init= has".
     auto values = [&](const py::object& v, const char* fn) {
       if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v)) {
-        throw ExprError(str(what, ": ", fn, " returns one value but the reduction is over tuples "
-                            "of ", n, "; return a tuple of ", n, " values"));
+        throw ExprError(str(what, ": ", fn, " one value but the reduction is over tuples of ", n,
+                            "; give a tuple of ", n, " values"));
       }
       if (py::len(v) != n) {
-        throw ExprError(str(what, ": ", fn, " returns ", py::len(v), " values but the reduction "
-                            "is over tuples of ", n, " (one per source); return ", n));
+        throw ExprError(str(what, ": ", fn, " ", py::len(v), " values but the reduction is over "
+                            "tuples of ", n, " (one per source); give ", n));
       }
       std::vector<Expr> out;
       for (size_t j = 0; j < n; ++j) out.push_back(to_expr(v[py::int_(j)], lhs[j].dtype()));
       return out;
     };
-    std::vector<Expr> combine = values(fcombine(lt, rt), "fcombine");
-    std::vector<Expr> identity = values(fidentity(*dtypes), "fidentity");
+    std::vector<Expr> combine = values(fcombine(lt, rt), "fcombine returns");
+    std::vector<Expr> identity = values(fidentity(*dtypes), "fidentity returns");
     Expr w = where.is_none() ? Expr() : to_expr(where);
-    return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), srcs, axes, w);
+    // TVM's init= of a tuple reduction: one initial value per source (a literal takes its type).
+    std::vector<Expr> inits = init.is_none() ? std::vector<Expr>{} : values(init, "init= has");
+    return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), srcs, axes, w, inits);
   });
   // TVM's te.min_value / te.max_value: the lowest / highest finite value of a type.
   te.def("min_value", [](const std::string& dtype) {

@@ -181,6 +181,8 @@ def comm_reducer(fcombine, fidentity, name="comm_reduce"):
                 return tuple(_te._comm_reduce_tuple(name, fcombine, fidentity, list(expr),
                                                     _axes(axis), where, init, lname, rname))
             expr = expr[0]
+            if isinstance(init, (tuple, list)) and len(init) == 1:
+                init = init[0]
         return _te._comm_reduce(name, fcombine, fidentity, expr, _axes(axis), where, init)
     reducer.__name__ = name
     return reducer

@@ -120,7 +120,7 @@ class Fuzzer:
             first = data[-1] if r.random() < 0.5 else data[int(r.integers(len(data)))]
             self._try(lambda: out.reorder(first, *[a for a in axes if a is not first]))
             self._try(lambda: out.parallel(first))
-        # Optional dataflow rewrites first (cache_write must precede loop primitives).
+        # Optional dataflow rewrites first (a cache_write after loop primitives is drawn below).
         if r.random() < 0.15:
             self._try(lambda: s.cache_write(case.output, "local"))
         if r.random() < 0.2:
@@ -168,6 +168,14 @@ class Fuzzer:
                     self._try(lambda: st.vectorize(target))
                 else:
                     self._try(lambda: st.parallel(ax))
+        # TVM's re-layout: cache_write after loop primitives on the output, the cache laid out
+        # by its loops (sometimes computed at one of the output's loops again).
+        if not parallel_outer and r.random() < 0.1:
+            cache = self._try(lambda: s.cache_write(case.output, "local"))
+            if cache is not None and r.random() < 0.5:
+                out = s[case.output]
+                ol = list(out.leaf_iter_vars)
+                self._try(lambda: s[cache].compute_at(out, ol[int(r.integers(len(ol)))]))
         return s
 
     def one(self, index):

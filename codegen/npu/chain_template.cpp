@@ -45,7 +45,7 @@ bool ChainTemplate::constants(const IntEnv& env, int64_t* out) const {
       if (!env.constant(t.slot, t.type, &v)) return false;
       c += static_cast<uint64_t>(t.coef) * static_cast<uint64_t>(v);
     }
-    out[k] = wrap_coef(static_cast<int64_t>(c), dtype_[k]);
+    out[k] = wrap_row(static_cast<int64_t>(c), dtype_[k]);
   }
   return true;
 }

@@ -20,12 +20,18 @@
 
 #include "codegen/npu/fold_loops.h"
 #include "codegen/npu/row_forms.h"
+#include "compiler/arith/const_fold.h"
 #include "compiler/arith/int_program.h"
 
 namespace tessera {
 
 class ChainTemplate {
  public:
+  // wrap_coef, inline: the value wrapped to the row's type (uint8 as int8).
+  static int64_t wrap_row(int64_t v, DType t) {
+    return t == DType::kUInt8 ? static_cast<int8_t>(static_cast<uint8_t>(v)) : wrap_int(v, t);
+  }
+
   // rows: the statement's rows (leaf_rows order); loops: the chain's loops (outer first), their
   // slots as in FoldLoop. ok() is false when a row has an atom that is not a plain variable, a
   // chain variable repeats, or a chain variable is not an integer.
@@ -51,7 +57,7 @@ class ChainTemplate {
     const int64_t* c = coef_.data() + k * level_.size();
     for (size_t l = 0; l < level_.size(); ++l)
       x += static_cast<uint64_t>(c[l]) * static_cast<uint64_t>(value[l]);
-    return wrap_coef(static_cast<int64_t>(x), dtype_[k]) + from_min;
+    return wrap_row(static_cast<int64_t>(x), dtype_[k]) + from_min;
   }
   // Row k's stride in folded loop f (0 or 1) under the plan.
   int64_t stride(size_t k, int f) const { return stride_[k][f]; }

@@ -423,11 +423,12 @@ class Selector {
     std::vector<int64_t>& value = level_value_;
     cur.resize(m);
     value.resize(m);
-    auto set = [&](size_t l, int64_t v) {
+    auto set = [&](size_t l, int64_t v) {  // bind_loop (the template checked the types)
       const FoldLoop& lp = c.loop[level[l]];
+      const DType t = lp.var->dtype();
       cur[l] = v;
-      value[l] = wrap_int(v, lp.var->dtype());
-      bind_loop(*lp.var, lp.slot, v);
+      value[l] = wrap_int(v, t);
+      env_.bind(lp.slot, v, t);
     };
     for (size_t l = 0; l < m; ++l) set(l, c.loop[level[l]].min);
     while (true) {

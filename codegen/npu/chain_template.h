@@ -82,10 +82,10 @@ class ChainTemplate {
   bool ok_ = false;
   size_t rows_ = 0, loops_ = 0;
   std::vector<int> chain_slot_;
-  std::vector<std::vector<Outer>> outer_;       // per row
-  std::vector<int64_t> constant_;               // per row: the form's constant
-  std::vector<DType> dtype_;                    // per row
-  std::vector<int64_t> chain_coef_;             // per row, per chain loop
+  std::vector<std::vector<Outer>> outer_;        // per row
+  std::vector<int64_t> constant_;                // per row: the form's constant
+  std::vector<DType> dtype_;                     // per row
+  std::vector<int64_t> chain_coef_;              // per row, per chain loop
   std::vector<std::optional<int64_t>> strides_;  // the same, as the fold problem reads it
   // The plan.
   std::vector<size_t> level_;

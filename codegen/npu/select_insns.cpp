@@ -287,7 +287,8 @@ class Selector {
     if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
       c->leaf = &leaf_of(cur);
       std::vector<FoldLoop> loops;
-      for (size_t i = 0; i < c->loops.size(); ++i) loops.push_back({&c->loops[i]->var, c->slots[i]});
+      for (size_t i = 0; i < c->loops.size(); ++i)
+        loops.push_back({&c->loops[i]->var, c->slots[i]});
       c->tmpl = std::make_unique<ChainTemplate>(c->leaf->forms, loops);
       if (!c->tmpl->ok()) c->tmpl.reset();
     }
@@ -463,8 +464,7 @@ class Selector {
   // emit_compute with every row's base and strides known: appends the instruction, or returns
   // false without emitting when an operand needs a check that emit_compute words (a buffer not
   // allocated here, a memory not checked yet, a stride or a range out of bounds).
-  bool emit_fast(Leaf& leaf, const int64_t* base, const int64_t (*stride)[2],
-                 const int64_t* ext) {
+  bool emit_fast(Leaf& leaf, const int64_t* base, const int64_t (*stride)[2], const int64_t* ext) {
     Operand ops[3];
     for (size_t k = 0; k < leaf.rows.size(); ++k) {
       const int bi = leaf.buf[k];
@@ -484,8 +484,8 @@ class Selector {
       o.addr.stride1 = static_cast<uint16_t>(s1);
       o.range = Access{space_of(o.mem), b + base[k], b + last + width, leaf.write[k]};
     }
-    out.push_back(compute_insn(leaf.stmt, ops, static_cast<uint16_t>(ext[0]),
-                               static_cast<uint16_t>(ext[1])));
+    out.push_back(
+        compute_insn(leaf.stmt, ops, static_cast<uint16_t>(ext[0]), static_cast<uint16_t>(ext[1])));
     return true;
   }
 
@@ -634,9 +634,9 @@ class Selector {
   std::unordered_map<const StmtNode*, std::unique_ptr<Leaf>> leaves_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Chain>> chains_;
   std::unordered_map<const NpuDmaNode*, Dma> dmas_;
-  FoldProblem problem_;            // scratch of choose()
+  FoldProblem problem_;                           // scratch of choose()
   std::vector<int64_t> level_cur_, level_value_;  // scratch of emit_template()
-  std::vector<FoldLoop> no_fold_;  // the empty fold of a statement outside any chain
+  std::vector<FoldLoop> no_fold_;                 // the empty fold of a statement outside any chain
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.

@@ -23,6 +23,11 @@ RowForm::RowForm(const Expr& row, IntEnv* env) : row_(row), form_(linear_form(si
   }
   if (!atoms.empty()) atoms_ = IntProgram(atoms, env);
   atom_value_.resize(atoms.size());
+  plain_ = atoms.empty();
+  if (plain_) {
+    for (size_t i = 0; i < form_.terms.size(); ++i)
+      plain_terms_.push_back({slot_[i], var_type_[i], form_.terms[i].coef});
+  }
 }
 
 void RowForm::instance(const IntEnv& env, RowInstance* out) const {

@@ -37,10 +37,38 @@ struct RowInstance {
 
 class RowForm {
  public:
+  // A term whose atom is a plain variable: its slot, the variable's type, its coefficient.
+  struct PlainTerm {
+    int slot;
+    DType type;
+    int64_t coef;
+  };
+
   RowForm(const Expr& row, IntEnv* env);
   const Expr& row() const { return row_; }
   // The instance under env (unbound variables stay symbolic).
   void instance(const IntEnv& env, RowInstance* out) const;
+  // The row's value when every atom is a plain variable bound to a constant (what affine_row
+  // gives as the base with nothing folded), by a dot product over the slots; false when integer
+  // arithmetic alone does not decide (an atom that is not a variable, a variable not bound to a
+  // constant of its type): affine_row then answers.
+  // When every atom is a plain variable: the form's terms in order, its constant and type (the
+  // instance under env is then the constant plus the bound variables' terms, wrapped to the
+  // type, and the unbound variables' terms); null otherwise.
+  const std::vector<PlainTerm>* plain_terms() const { return plain_ ? &plain_terms_ : nullptr; }
+  int64_t constant() const { return form_.constant; }
+  DType dtype() const { return form_.dtype; }
+  bool value(const IntEnv& env, int64_t* out) const {
+    if (!plain_) return false;
+    uint64_t c = static_cast<uint64_t>(form_.constant);  // wraps, as instance()
+    for (const PlainTerm& t : plain_terms_) {
+      int64_t v;
+      if (!env.constant(t.slot, t.type, &v)) return false;
+      c += static_cast<uint64_t>(t.coef) * static_cast<uint64_t>(v);
+    }
+    *out = wrap_coef(static_cast<int64_t>(c), form_.dtype);
+    return true;
+  }
 
  private:
   Expr row_;
@@ -50,6 +78,8 @@ class RowForm {
   std::vector<DType> var_type_;  // per term: the atom's type
   IntProgram atoms_;             // the atoms that are not plain variables, compiled together
   mutable std::vector<std::optional<int64_t>> atom_value_;  // scratch of instance()
+  bool plain_ = false;
+  std::vector<PlainTerm> plain_terms_;
   // The instance the general way (the simplifier), when integer evaluation does not decide.
   void general(const IntEnv& env, RowInstance* out) const;
 };

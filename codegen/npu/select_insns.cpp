@@ -4,6 +4,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "codegen/npu/chain_template.h"
 #include "codegen/npu/fold_loops.h"
 #include "codegen/npu/npu_insns.h"
 #include "codegen/npu/row_forms.h"
@@ -127,6 +128,7 @@ class Selector {
       case StmtKind::kNpuGemm:
       case StmtKind::kNpuVector: {
         Leaf& leaf = leaf_of(s);
+        if (emit_plain(leaf)) break;
         no_fold_.clear();
         emit_compute(leaf, nullptr, no_fold_);
         break;
@@ -214,6 +216,8 @@ class Selector {
     std::vector<RowForm> forms;
     std::vector<RowInstance> chain;  // the rows over the chain being emitted (scratch)
     RowInstance scratch;
+    int64_t width[3] = {1, 1, 1};  // rows each operand spans (a GEMM's weight tile: mac_out)
+    bool write[3] = {true, false, false};
   };
   Leaf& leaf_of(const Stmt& s) {
     auto it = leaves_.find(s.get());
@@ -225,6 +229,7 @@ class Selector {
       leaf->buf[0] = buffer_index(g->acc.get());
       leaf->buf[1] = buffer_index(g->inp.get());
       leaf->buf[2] = buffer_index(g->wgt.get());
+      leaf->width[2] = target_.mac_out;
     } else if (const auto* v = s.as<NpuVectorNode>()) {
       leaf->buf[0] = buffer_index(v->dst.get());
       leaf->buf[1] = buffer_index(v->src.get());
@@ -250,6 +255,7 @@ class Selector {
     FoldProblem problem;
     FoldChoice choice;
     bool decided = false;
+    std::unique_ptr<ChainTemplate> tmpl;  // when the leaf's rows allow one (chain_template.h)
   };
   Chain& chain_of(const Stmt& s) {
     auto it = chains_.find(s.get());
@@ -278,7 +284,14 @@ class Selector {
                                                         : std::nullopt);
     }
     c->below = cur;
-    if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) c->leaf = &leaf_of(cur);
+    if (cur.as<NpuGemmNode>() || cur.as<NpuVectorNode>()) {
+      c->leaf = &leaf_of(cur);
+      std::vector<FoldLoop> loops;
+      for (size_t i = 0; i < c->loops.size(); ++i)
+        loops.push_back({&c->loops[i]->var, c->slots[i]});
+      c->tmpl = std::make_unique<ChainTemplate>(c->leaf->forms, loops);
+      if (!c->tmpl->ok()) c->tmpl.reset();
+    }
     return *chains_.emplace(s.get(), std::move(c)).first->second;
   }
 
@@ -303,6 +316,7 @@ class Selector {
     }
     for (const FoldLoop& l : chain)
       if (l.extent <= 0) return;  // a perfect nest with an empty loop does nothing
+    if (c.tmpl && emit_template(c)) return;
     if (c.leaf) {
       FoldChoice pick = choose(c);
       if (pick.count > 0) {
@@ -362,6 +376,117 @@ class Selector {
       unroll_chain(c, pick, folded, i + 1);
     }
     env_.unbind(l.slot);
+  }
+
+  // The chain instance from its template (chain_template.h): the same fold choice and
+  // instructions as choose() and unroll_chain, without row instances or stride queries. An
+  // instruction that fails a check goes through emit_compute (the same instruction, or its
+  // error). False when the template does not decide this instance (nothing emitted).
+  bool emit_template(Chain& c) {
+    ChainTemplate& t = *c.tmpl;
+    Leaf& leaf = *c.leaf;
+    const size_t rows = leaf.rows.size(), n = c.loop.size();
+    int64_t constant[3];
+    if (!t.constants(env_, constant)) return false;
+    bool same = t.decided && t.extent.size() == n;
+    for (size_t i = 0; same && i < n; ++i) same = t.extent[i] == c.loop[i].extent;
+    if (!same) {
+      problem_.extent.clear();
+      for (const FoldLoop& l : c.loop) problem_.extent.push_back(l.extent);
+      problem_.rows = rows;
+      problem_.stride = t.strides();
+      const auto* gemm = leaf.stmt.as<NpuGemmNode>();
+      const auto* vec = leaf.stmt.as<NpuVectorNode>();
+      problem_.accumulate = (gemm && !gemm->reset) || (vec && vec->op == npu::VecOp::kMac);
+      problem_.reset_gemm = gemm && gemm->reset;
+      t.choice = choose_fold(problem_);
+      t.extent = problem_.extent;
+      t.decided = true;
+      t.plan(t.choice, n);
+    }
+    const FoldChoice& pick = t.choice;
+    if (pick.count == 0) return false;
+    std::vector<FoldLoop>& folded = c.folded;
+    folded.clear();
+    for (int k = 0; k < pick.count; ++k) folded.push_back(c.loop[pick.loop[k]]);
+    int64_t from_min[3], stride[3][2], ext[2] = {1, 1}, base[3];
+    for (size_t k = 0; k < rows; ++k) {
+      from_min[k] = t.from_min(k, folded);
+      stride[k][0] = t.stride(k, 0);
+      stride[k][1] = t.stride(k, 1);
+    }
+    for (size_t f = 0; f < folded.size(); ++f) ext[f] = folded[f].extent;
+    const std::vector<size_t>& level = t.levels();
+    const size_t m = level.size();
+    // Per unrolled loop: its variable's value, and that value wrapped to the variable's type
+    // (as the environment reads it).
+    std::vector<int64_t>& cur = level_cur_;
+    std::vector<int64_t>& value = level_value_;
+    cur.resize(m);
+    value.resize(m);
+    auto set = [&](size_t l, int64_t v) {  // bind_loop (the template checked the types)
+      const FoldLoop& lp = c.loop[level[l]];
+      const DType t = lp.var->dtype();
+      cur[l] = v;
+      value[l] = wrap_int(v, t);
+      env_.bind(lp.slot, v, t);
+    };
+    for (size_t l = 0; l < m; ++l) set(l, c.loop[level[l]].min);
+    while (true) {
+      for (size_t k = 0; k < rows; ++k) base[k] = t.base(k, constant[k], value.data(), from_min[k]);
+      if (!emit_fast(leaf, base, stride, ext)) {
+        // The general way: the rows' instances over the chain (its loops unbound), then the
+        // instruction at this iteration.
+        for (size_t l = 0; l < m; ++l) env_.unbind(c.loop[level[l]].slot);
+        for (size_t k = 0; k < rows; ++k) leaf.forms[k].instance(env_, &leaf.chain[k]);
+        for (size_t l = 0; l < m; ++l) set(l, cur[l]);
+        emit_compute(leaf, &leaf.chain, folded);
+      }
+      size_t l = m;  // the innermost unrolled loop with a next iteration, plus one
+      while (l > 0 && cur[l - 1] + 1 >= c.loop[level[l - 1]].min + c.loop[level[l - 1]].extent) --l;
+      if (l == 0) break;
+      set(l - 1, cur[l - 1] + 1);
+      for (size_t j = l; j < m; ++j) set(j, c.loop[level[j]].min);  // the loops inside restart
+    }
+    for (size_t l = 0; l < m; ++l) env_.unbind(c.loop[level[l]].slot);
+    return true;
+  }
+
+  // A leaf outside any chain whose rows integer arithmetic decides (RowForm::value): emitted
+  // by emit_fast; false when a row is not decided so or an operand needs emit_compute's checks.
+  bool emit_plain(Leaf& leaf) {
+    int64_t base[3], stride[3][2] = {{0, 0}, {0, 0}, {0, 0}}, ext[2] = {1, 1};
+    for (size_t k = 0; k < leaf.rows.size(); ++k)
+      if (!leaf.forms[k].value(env_, &base[k])) return false;
+    return emit_fast(leaf, base, stride, ext);
+  }
+
+  // emit_compute with every row's base and strides known: appends the instruction, or returns
+  // false without emitting when an operand needs a check that emit_compute words (a buffer not
+  // allocated here, a memory not checked yet, a stride or a range out of bounds).
+  bool emit_fast(Leaf& leaf, const int64_t* base, const int64_t (*stride)[2], const int64_t* ext) {
+    Operand ops[3];
+    for (size_t k = 0; k < leaf.rows.size(); ++k) {
+      const int bi = leaf.buf[k];
+      const BufState& st = bufs_[bi];
+      if (!st.live || st.mem < 0) return false;
+      const OnchipBuffer& a = *st.live;
+      const int64_t s0 = stride[k][0], s1 = stride[k][1], width = leaf.width[k];
+      if (s0 < 0 || s0 > kMaxU16 || s1 < 0 || s1 > kMaxU16) return false;
+      const int64_t last = base[k] + s0 * (ext[0] - 1) + s1 * (ext[1] - 1);
+      if (base[k] < 0 || last + width > a.rows) return false;
+      const int64_t b = a.base + copy_offset(bi, a);
+      if (b + last + width > kMaxU32) return false;
+      Operand& o = ops[k];
+      o.mem = static_cast<Mem>(st.mem);
+      o.addr.base = static_cast<uint32_t>(b + base[k]);
+      o.addr.stride0 = static_cast<uint16_t>(s0);
+      o.addr.stride1 = static_cast<uint16_t>(s1);
+      o.range = Access{space_of(o.mem), b + base[k], b + last + width, leaf.write[k]};
+    }
+    out.push_back(
+        compute_insn(leaf.stmt, ops, static_cast<uint16_t>(ext[0]), static_cast<uint16_t>(ext[1])));
+    return true;
   }
 
   // The dense index of a buffer node, assigned at first sight (looked up only when a statement is
@@ -509,8 +634,9 @@ class Selector {
   std::unordered_map<const StmtNode*, std::unique_ptr<Leaf>> leaves_;
   std::unordered_map<const StmtNode*, std::unique_ptr<Chain>> chains_;
   std::unordered_map<const NpuDmaNode*, Dma> dmas_;
-  FoldProblem problem_;            // scratch of choose()
-  std::vector<FoldLoop> no_fold_;  // the empty fold of a statement outside any chain
+  FoldProblem problem_;                           // scratch of choose()
+  std::vector<int64_t> level_cur_, level_value_;  // scratch of emit_template()
+  std::vector<FoldLoop> no_fold_;                 // the empty fold of a statement outside any chain
   std::vector<std::string> stages_;
   // Keyed by node pointers: looked up only, never iterated, so output order does not depend on
   // addresses.

@@ -7,7 +7,10 @@
 // two loops perfectly nesting a GEMM or vector statement fold into the instruction's ext0/ext1
 // when its row expressions are affine in their variables with strides in [0, 65535] and extents
 // <= 65535 (fold_loops.h says which pair is chosen). DMAs are unrolled: one load or store per
-// iteration with computed addresses.
+// iteration with computed addresses. A chain whose rows are linear forms of plain variables is
+// compiled once into a template (chain_template.h): its strides and fold choice are computed
+// once, and each instance's instructions by integer arithmetic on the loop values; everything
+// the template does not decide takes the general path, so the instructions are the same.
 //
 // Double buffering: a buffer whose Allocate is wrapped in AttrStmt("double_buffer", name) has
 // two copies; every execution of a "produce" block that writes the buffer switches to the other

@@ -48,6 +48,14 @@ LinearForm linear_scale(const LinearForm& a, int64_t scale);
 // constant last: ((io * 32) + ii) + 31, (3 - x), ((x * 4) - y).
 Expr linear_form_to_expr(const LinearForm& f);
 
+// For index arithmetic (int32/int64 reading no memory): the canonical expression of a + scale * b,
+// linear_form_to_expr(linear_add(linear_form(a), linear_form(b), scale)), and of a * b,
+// linear_form_to_expr(linear_form(a * b)). While an ArithMemo lives (arith_memo.h) the result's
+// form is remembered, so linear_form of it does not parse it again: the simplifier works
+// bottom-up and parses each sum it built as an operand of the next ((x + y) + z) + w.
+Expr linear_sum_expr(const Expr& a, const Expr& b, int64_t scale);
+Expr linear_product_expr(const Expr& a, const Expr& b);
+
 // The coefficient of v in f when v appears only as a plain term (0 when it does not appear);
 // nullopt when v appears inside another atom (x / 4, x * y, min(..)), so that f is not affine in v.
 // The one stride query of the NPU passes (tensorize, inject_npu_ops, codegen's loop folding).

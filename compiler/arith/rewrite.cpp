@@ -348,9 +348,8 @@ Expr rewrite_binary(ExprKind k, const Expr& a, const Expr& b, const VarRanges& r
     case ExprKind::kMul: {
       if (!is_int(t)) return make_binary(k, a, b);
       if (!exact(a, b)) return rewrite_data_arith(k, a, b);
-      if (k == ExprKind::kMul) return linear_form_to_expr(linear_form(make_binary(k, a, b)));
-      return linear_form_to_expr(
-          linear_add(linear_form(a), linear_form(b), k == ExprKind::kAdd ? 1 : -1));
+      if (k == ExprKind::kMul) return linear_product_expr(a, b);
+      return linear_sum_expr(a, b, k == ExprKind::kAdd ? 1 : -1);
     }
     case ExprKind::kDiv:
     case ExprKind::kMod:

@@ -113,10 +113,12 @@ class BoundEval {
   explicit BoundEval(const VarRanges& r) : ranges_(r) {}
 
   ConstBounds expr(const Expr& e) {
-    auto it = cache_.find(e.get());
-    if (it != cache_.end()) return it->second.second;
+    // A query meets a few dozen nodes: a flat table, searched from the newest entry.
+    for (size_t i = cache_.size(); i-- > 0;) {
+      if (cache_[i].expr.same_as(e)) return cache_[i].bounds;
+    }
     ConstBounds b = fit_to_type(e.dtype(), compute(e));
-    cache_.emplace(e.get(), std::make_pair(e, b));  // holds e so the address stays unique
+    cache_.push_back({e, b});  // holds e so the address stays unique
     return b;
   }
 
@@ -263,9 +265,19 @@ class BoundEval {
   }
 
   const VarRanges& ranges_;
-  // Keyed by address only for lookup within this query; never iterated, so output is unaffected.
-  std::unordered_map<const ExprNode*, std::pair<Expr, ConstBounds>> cache_;
-  std::set<uint64_t> in_progress_;
+  // Searched by node identity only for lookup within this query, so output is unaffected.
+  struct Known {
+    Expr expr;
+    ConstBounds bounds;
+  };
+  std::vector<Known> cache_;
+  // The variables whose bounds are being computed (a stack a few deep).
+  struct InProgress {
+    std::vector<uint64_t> ids;
+    size_t count(uint64_t id) const { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+    void insert(uint64_t id) { ids.push_back(id); }
+    void erase(uint64_t id) { ids.erase(std::find(ids.begin(), ids.end(), id)); }
+  } in_progress_;
   int budget_ = kBudget;
 };
 

@@ -230,6 +230,7 @@ void remember(const Expr& e, const LinearForm& f) {
 
 LinearForm parse_form(const Expr& e) {
   LinearForm f = linear_constant(0, e.dtype());
+  f.terms.reserve(8);  // one allocation for the few terms an index has
   parse_into(e, 1, &f);
   normalize(&f);
   return f;
@@ -284,7 +285,11 @@ LinearForm linear_constant(int64_t c, DType t) {
 LinearForm linear_add(const LinearForm& a, const LinearForm& b, int64_t scale) {
   TESSERA_ICHECK(a.dtype == b.dtype, "adding forms of ", dtype_name(a.dtype), " and ",
                  dtype_name(b.dtype));
-  LinearForm f = a;
+  LinearForm f;
+  f.dtype = a.dtype;
+  f.constant = a.constant;
+  f.terms.reserve(a.terms.size() + b.terms.size());
+  f.terms.insert(f.terms.end(), a.terms.begin(), a.terms.end());
   for (const LinearTerm& t : b.terms) f.terms.push_back({t.atom, mul_wrap(t.coef, scale, a.dtype)});
   f.constant = add_wrap(f.constant, mul_wrap(b.constant, scale, a.dtype), a.dtype);
   normalize(&f);

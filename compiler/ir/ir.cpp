@@ -40,32 +40,7 @@ Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> sh
   return std::make_shared<BufferNode>(BufferNode{name, dtype, std::move(shape), scope});
 }
 
-namespace {
-// The small index constants and the two bools, made once: lowering makes tens of thousands of
-// them (loop bounds, strides, every folded constant), and a node is immutable, so one node
-// serves every use (no code depends on which node a constant is).
-constexpr int64_t kSharedIntMin = -256, kSharedIntEnd = 1024;
-const std::vector<Expr>& shared_ints() {
-  static const std::vector<Expr> ints = [] {
-    std::vector<Expr> v;
-    for (int64_t i = kSharedIntMin; i < kSharedIntEnd; ++i) {
-      v.emplace_back(std::make_shared<IntImmNode>(kIndexType, i));
-    }
-    v.emplace_back(std::make_shared<IntImmNode>(DType::kBool, 0));
-    v.emplace_back(std::make_shared<IntImmNode>(DType::kBool, 1));
-    return v;
-  }();
-  return ints;
-}
-}  // namespace
-
 Expr make_int(int64_t value, DType t) {
-  if (t == kIndexType && value >= kSharedIntMin && value < kSharedIntEnd) {
-    return shared_ints()[static_cast<size_t>(value - kSharedIntMin)];
-  }
-  if (t == DType::kBool && (value == 0 || value == 1)) {
-    return shared_ints()[static_cast<size_t>(kSharedIntEnd - kSharedIntMin + value)];
-  }
   TESSERA_ICHECK(is_int(t) || t == DType::kBool, "make_int with type ", dtype_name(t));
   return Expr(std::make_shared<IntImmNode>(t, value));
 }

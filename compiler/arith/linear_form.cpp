@@ -1,6 +1,7 @@
 #include "compiler/arith/linear_form.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "compiler/arith/arith_memo.h"
 #include "compiler/arith/const_fold.h"
@@ -30,8 +31,8 @@ bool congruent(const Expr& x, const Expr& y, int64_t c);
 // Stable sort of the terms by atom: insertion sort for the few terms a form has (no buffer to
 // allocate, nothing to do on sorted input), std::stable_sort beyond. Both give the one stable
 // order.
-void sort_terms(std::vector<LinearTerm>* terms) {
-  std::vector<LinearTerm>& v = *terms;
+void sort_terms(LinearTerms* terms) {
+  LinearTerms& v = *terms;
   auto less = [](const LinearTerm& x, const LinearTerm& y) {
     return structural_compare(x.atom, y.atom) < 0;
   };
@@ -52,7 +53,7 @@ thread_local uint64_t unsettled_normalizations = 0;
 // Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
 void normalize(LinearForm* f) {
   for (int round = 0; round < 8; ++round) {
-    std::vector<LinearTerm>& terms = f->terms;
+    LinearTerms& terms = f->terms;
     sort_terms(&terms);
     // Merged in place: terms[0, w) are the distinct atoms so far.
     size_t w = 0;
@@ -218,19 +219,18 @@ ArithMemo::Form* remembered(const Expr& e) {
   return slot.expr.same_as(e) ? &slot : nullptr;
 }
 
-void remember(const Expr& e, const LinearForm& f) {
+void remember(const Expr& e, LinearForm f) {
   ArithMemo::Tables* memo = ArithMemo::current();
   if (!memo) return;
   if (memo->forms.empty()) memo->forms.resize(ArithMemo::kForms);
   auto a = reinterpret_cast<uintptr_t>(e.get());
   ArithMemo::Form& slot = memo->forms[((a >> 4) ^ (a >> 13)) & (memo->forms.size() - 1)];
   slot.expr = e;
-  slot.form = f;
+  slot.form = std::move(f);
 }
 
 LinearForm parse_form(const Expr& e) {
   LinearForm f = linear_constant(0, e.dtype());
-  f.terms.reserve(8);  // one allocation for the few terms an index has
   parse_into(e, 1, &f);
   normalize(&f);
   return f;
@@ -238,10 +238,15 @@ LinearForm parse_form(const Expr& e) {
 
 // The expression of f (normalised from index arithmetic, which reads no memory: its atoms have no
 // structural ties, so parsing the expression sorts its terms back into f's order), remembered as
-// f when every normalisation since `unsettled_before` settled.
-Expr remembered_expr(const LinearForm& f, uint64_t unsettled_before) {
+// f when every normalisation since `unsettled_before` settled (and it has no product atom).
+Expr remembered_expr(LinearForm f, uint64_t unsettled_before) {
   Expr e = linear_form_to_expr(f);
-  if (unsettled_normalizations == unsettled_before) remember(e, f);
+  // A product atom is not remembered: parsing makes a new node for it, and interval evaluation
+  // compares nodes by identity (interval.cpp), so the remembered form must hold the very atoms a
+  // parse would give.
+  bool products = false;
+  for (const LinearTerm& t : f.terms) products |= t.atom.kind() == ExprKind::kMul;
+  if (!products && unsettled_normalizations == unsettled_before) remember(e, std::move(f));
   return e;
 }
 
@@ -255,8 +260,7 @@ LinearForm linear_form(const Expr& e) {
     bool same = p.dtype == r->form.dtype && p.constant == r->form.constant &&
                 p.terms.size() == r->form.terms.size();
     for (size_t i = 0; same && i < p.terms.size(); ++i) {
-      same = p.terms[i].coef == r->form.terms[i].coef &&
-             structural_equal(p.terms[i].atom, r->form.terms[i].atom);
+      same = p.terms[i].coef == r->form.terms[i].coef && p.terms[i].atom.same_as(r->form.terms[i].atom);
     }
     TESSERA_ICHECK(same, "remembered linear form differs from the parsed one");
 #endif
@@ -265,9 +269,25 @@ LinearForm linear_form(const Expr& e) {
   return parse_form(e);
 }
 
+namespace {
+// linear_form(e), read in place when it is remembered (no copy); else parsed into *storage.
+const LinearForm& form_of(const Expr& e, LinearForm* storage) {
+#ifndef TESSERA_CHECK_FORM_MEMO
+  if (const ArithMemo::Form* r = remembered(e)) return r->form;
+#endif
+  *storage = linear_form(e);
+  return *storage;
+}
+}  // namespace
+
+LinearForm linear_sum(const Expr& a, const Expr& b, int64_t scale) {
+  LinearForm fa, fb;
+  return linear_add(form_of(a, &fa), form_of(b, &fb), scale);
+}
+
 Expr linear_sum_expr(const Expr& a, const Expr& b, int64_t scale) {
   uint64_t before = unsettled_normalizations;
-  return remembered_expr(linear_add(linear_form(a), linear_form(b), scale), before);
+  return remembered_expr(linear_sum(a, b, scale), before);
 }
 
 Expr linear_product_expr(const Expr& a, const Expr& b) {

@@ -114,7 +114,7 @@ std::optional<bool> decide(ExprKind k, const ConstBounds& d) {
 // Bounds of a - b: from their difference's canonical form when the type is exact, else from each
 // operand's own bounds (which are exact about wrapping).
 ConstBounds difference_bounds(const Expr& a, const Expr& b, const VarRanges& ranges) {
-  if (exact(a, b)) return const_bounds(linear_add(linear_form(a), linear_form(b), -1), ranges);
+  if (exact(a, b)) return const_bounds(linear_sum(a, b, -1), ranges);
   ConstBounds x = const_bounds(a, ranges), y = const_bounds(b, ranges);
   ConstBounds d;
   int64_t v;
@@ -280,7 +280,7 @@ Expr rewrite_compare(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   if (auto r = decide(k, difference_bounds(a, b, ranges))) return make_bool(*r);
   if (!exact(a, b)) return make_binary(k, a, b);
   // a - b == P - N + c with P, N sums of positive terms: a op b <=> P op N - c.
-  LinearForm d = linear_add(linear_form(a), linear_form(b), -1);
+  LinearForm d = linear_sum(a, b, -1);
   LinearForm p = linear_constant(0, t), n = linear_constant(neg_wrap(d.constant, t), t);
   for (const LinearTerm& term : d.terms) {
     if (term.coef > 0) {

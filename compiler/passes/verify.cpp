@@ -257,6 +257,8 @@ class Verifier : public IRVisitor {
   Outcome exact_check(const Expr& first, const Expr& end, int64_t limit, int64_t budget) {
     Exact x;
     x.range = IntProgram(std::vector<Expr>{first, end}, &x.env);
+    x.a.reserve(scopes_.size());
+    x.b.reserve(scopes_.size());
     for (const Scope& sc : scopes_) {
       x.a.emplace_back(sc.a, &x.env);
       x.b.emplace_back(sc.b, &x.env);

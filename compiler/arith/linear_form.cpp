@@ -11,17 +11,21 @@
 
 namespace tessera {
 
-int64_t wrap_coef(int64_t v, DType t) {
+namespace {
+inline int64_t wrap(int64_t v, DType t) {
   return t == DType::kUInt8 ? static_cast<int8_t>(static_cast<uint8_t>(v)) : wrap_int(v, t);
 }
+}  // namespace
+
+int64_t wrap_coef(int64_t v, DType t) { return wrap(v, t); }
 
 namespace {
 
 int64_t mul_wrap(int64_t a, int64_t b, DType t) {
-  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
 }
 int64_t add_wrap(int64_t a, int64_t b, DType t) {
-  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
 }
 
 // (x / c) * (k * c) + (x % c) * k == x * k: finds one such pair and rewrites it; false if none.
@@ -71,14 +75,14 @@ void normalize(LinearForm* f) {
       }
       if (merged) continue;
       if (w != i) terms[w] = std::move(terms[i]);
-      terms[w].coef = wrap_coef(terms[w].coef, f->dtype);
+      terms[w].coef = wrap(terms[w].coef, f->dtype);
       ++w;
     }
     terms.resize(w);
     terms.erase(
         std::remove_if(terms.begin(), terms.end(), [](const LinearTerm& t) { return t.coef == 0; }),
         terms.end());
-    f->constant = wrap_coef(f->constant, f->dtype);
+    f->constant = wrap(f->constant, f->dtype);
     if (!merge_div_mod_pair(f)) return;
   }
   ++unsettled_normalizations;
@@ -133,7 +137,7 @@ bool merge_div_mod_pair(LinearForm* f) {
 LinearForm single(const Expr& atom, int64_t coef) {
   LinearForm f;
   f.dtype = atom.dtype();
-  f.terms.push_back({atom, wrap_coef(coef, atom.dtype())});
+  f.terms.push_back({atom, wrap(coef, atom.dtype())});
   return f;
 }
 
@@ -162,7 +166,7 @@ LinearForm product(const LinearForm& a, const LinearForm& b) {
 void parse_into(const Expr& e, int64_t scale, LinearForm* out) {
   DType t = out->dtype;
   if (const int64_t* c = as_const_int(e)) {
-    out->constant = add_wrap(out->constant, mul_wrap(wrap_coef(*c, e.dtype()), scale, t), t);
+    out->constant = add_wrap(out->constant, mul_wrap(wrap(*c, e.dtype()), scale, t), t);
     return;
   }
   const auto* op = e.as<BinaryNode>();
@@ -180,7 +184,7 @@ void parse_into(const Expr& e, int64_t scale, LinearForm* out) {
     if (atom && !as_const_int(*atom)) {
       ExprKind k = atom->kind();
       if (k != ExprKind::kAdd && k != ExprKind::kSub && k != ExprKind::kMul) {
-        int64_t coef = wrap_coef(ca ? *ca : *cb, e.dtype());
+        int64_t coef = wrap(ca ? *ca : *cb, e.dtype());
         if (coef != 0) out->terms.push_back({*atom, mul_wrap(coef, scale, t)});
         return;
       }
@@ -280,6 +284,8 @@ const LinearForm& form_of(const Expr& e, LinearForm* storage) {
 }
 }  // namespace
 
+bool remembered_index_sum(const Expr& e) { return remembered(e) != nullptr; }
+
 LinearForm linear_sum(const Expr& a, const Expr& b, int64_t scale) {
   LinearForm fa, fb;
   return linear_add(form_of(a, &fa), form_of(b, &fb), scale);
@@ -298,7 +304,7 @@ Expr linear_product_expr(const Expr& a, const Expr& b) {
 LinearForm linear_constant(int64_t c, DType t) {
   LinearForm f;
   f.dtype = t;
-  f.constant = wrap_coef(c, t);
+  f.constant = wrap(c, t);
   return f;
 }
 

@@ -174,6 +174,8 @@ LinearForm linear_sum(const Expr& a, const Expr& b, int64_t scale);
 // ((x + y) + z) + w.
 Expr linear_sum_expr(const Expr& a, const Expr& b, int64_t scale);
 Expr linear_product_expr(const Expr& a, const Expr& b);
+// e is an expression those two built whose form is remembered (so it is index arithmetic).
+bool remembered_index_sum(const Expr& e);
 
 // The coefficient of v in f when v appears only as a plain term (0 when it does not appear);
 // nullopt when v appears inside another atom (x / 4, x * y, min(..)), so that f is not affine in v.

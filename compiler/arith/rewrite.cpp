@@ -47,7 +47,7 @@ bool reads_data(const Expr& e) {
 }
 bool is_index_math(const Expr& e) {
   if (e.dtype() != DType::kInt32 && e.dtype() != DType::kInt64) return false;
-  return !reads_data(e);
+  return remembered_index_sum(e) || !reads_data(e);
 }
 bool exact(const Expr& a, const Expr& b) { return is_index_math(a) && is_index_math(b); }
 bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }

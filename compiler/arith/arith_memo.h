@@ -41,7 +41,7 @@ class ArithMemo {
     Expr expr;
     LinearForm form;
   };
-  static constexpr size_t kForms = 256;  // a power of two
+  static constexpr size_t kForms = size_t{1} << 8;  // a power of two
   struct Tables {
     std::unordered_map<size_t, std::vector<Bounds>> bounds;  // by the form's structural hash
     // Direct-mapped by the expression's address (lookup only; a clash replaces the entry). Each

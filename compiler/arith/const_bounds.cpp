@@ -118,7 +118,7 @@ class BoundEval {
       if (cache_[i].expr.same_as(e)) return cache_[i].bounds;
     }
     ConstBounds b = fit_to_type(e.dtype(), compute(e));
-    if (cache_.empty()) cache_.reserve(16);
+    if (cache_.empty()) cache_.reserve(12);
     cache_.push_back({e, b});  // holds e so the address stays unique
     return b;
   }

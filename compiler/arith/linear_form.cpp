@@ -58,6 +58,25 @@ thread_local uint64_t unsettled_normalizations = 0;
 void normalize(LinearForm* f) {
   for (int round = 0; round < 8; ++round) {
     LinearTerms& terms = f->terms;
+    // Already in strict order (a form built from canonical ones mostly is): no atoms to merge, so
+    // only the coefficients are wrapped and the zero ones dropped, as the general path below does.
+    bool strict = true;
+    for (size_t i = 1; i < terms.size() && strict; ++i) {
+      strict = structural_compare(terms[i - 1].atom, terms[i].atom) < 0;
+    }
+    if (strict) {
+      size_t w = 0;
+      for (size_t i = 0; i < terms.size(); ++i) {
+        int64_t c = wrap(terms[i].coef, f->dtype);
+        if (c == 0) continue;
+        if (w != i) terms[w] = std::move(terms[i]);
+        terms[w++].coef = c;
+      }
+      terms.resize(w);
+      f->constant = wrap(f->constant, f->dtype);
+      if (!merge_div_mod_pair(f)) return;
+      continue;
+    }
     sort_terms(&terms);
     // Merged in place: terms[0, w) are the distinct atoms so far.
     size_t w = 0;

@@ -292,10 +292,30 @@ ConstBounds const_bounds(const Expr& e, const VarRanges& ranges) {
 
 namespace {
 
+// A hash of e's top levels (structurally equal expressions hash alike; deeper differences are
+// left to same_form): the clamps inject_npu_ops bounds nest deep, and hashing them whole cost
+// more than the lookups it saved.
+size_t shallow_hash(const Expr& e, int depth) {
+  size_t h = static_cast<size_t>(e.kind()) * 31 + static_cast<size_t>(e.dtype());
+  if (const int64_t* c = as_const_int(e)) return h * 1000003 ^ std::hash<int64_t>()(*c);
+  if (const auto* v = e.as<VarNode>()) return h * 1000003 ^ std::hash<uint64_t>()(v->id);
+  if (depth == 0) return h;
+  if (const auto* b = e.as<BinaryNode>()) {
+    return (h * 1000003 ^ shallow_hash(b->a, depth - 1)) * 1000003 ^ shallow_hash(b->b, depth - 1);
+  }
+  if (const auto* s = e.as<SelectNode>()) {
+    h = h * 1000003 ^ shallow_hash(s->cond, depth - 1);
+    h = h * 1000003 ^ shallow_hash(s->true_value, depth - 1);
+    return h * 1000003 ^ shallow_hash(s->false_value, depth - 1);
+  }
+  if (const auto* c = e.as<CastNode>()) return h * 1000003 ^ shallow_hash(c->value, depth - 1);
+  return h;
+}
+
 size_t form_hash(const LinearForm& f) {
   size_t h = std::hash<int64_t>()(f.constant) * 31 + static_cast<size_t>(f.dtype);
   for (const LinearTerm& t : f.terms) {
-    h = h * 1000003 ^ structural_hash(t.atom);
+    h = h * 1000003 ^ shallow_hash(t.atom, 3);
     h = h * 31 + std::hash<int64_t>()(t.coef);
   }
   return h;

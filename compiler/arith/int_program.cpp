@@ -82,9 +82,9 @@ struct IntProgram::Numbering {
   }
   static size_t hash(const Step& s) {
     uint64_t h = static_cast<uint64_t>(s.op) * 0x9e3779b97f4a7c15ull;
-    for (uint64_t v : {static_cast<uint64_t>(s.type), static_cast<uint64_t>(s.a),
-                       static_cast<uint64_t>(s.b), static_cast<uint64_t>(s.c),
-                       static_cast<uint64_t>(s.imm)}) {
+    for (uint64_t v :
+         {static_cast<uint64_t>(s.type), static_cast<uint64_t>(s.a), static_cast<uint64_t>(s.b),
+          static_cast<uint64_t>(s.c), static_cast<uint64_t>(s.imm)}) {
       h = (h ^ v) * 0x100000001b3ull;
       h ^= h >> 29;
     }

@@ -283,7 +283,8 @@ LinearForm linear_form(const Expr& e) {
     bool same = p.dtype == r->form.dtype && p.constant == r->form.constant &&
                 p.terms.size() == r->form.terms.size();
     for (size_t i = 0; same && i < p.terms.size(); ++i) {
-      same = p.terms[i].coef == r->form.terms[i].coef && p.terms[i].atom.same_as(r->form.terms[i].atom);
+      same = p.terms[i].coef == r->form.terms[i].coef &&
+             p.terms[i].atom.same_as(r->form.terms[i].atom);
     }
     TESSERA_ICHECK(same, "remembered linear form differs from the parsed one");
 #endif

@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
-#include <utility>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/ir.h"

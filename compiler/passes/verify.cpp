@@ -40,7 +40,8 @@ struct Scope {
   Var var;
   Expr a, b;         // loop: min, extent; if: condition; let: value
   bool then = true;  // if: the statement is in the then branch
-  std::unique_ptr<ScopeCode> code = nullptr;  // compiled at the first exact check inside it
+  // Compiled at the first exact check inside the scope.
+  std::unique_ptr<ScopeCode> code = nullptr;
 };
 
 class Verifier : public IRVisitor {
@@ -395,7 +396,7 @@ class Verifier : public IRVisitor {
   std::set<const BufferNode*> args_, live_;  // lookup only
   std::vector<std::string> stages_;
   std::vector<Scope> scopes_;
-  Box box_;  // the enclosing loop and let variables' ranges, for the box proof
+  Box box_;     // the enclosing loop and let variables' ranges, for the box proof
   IntEnv env_;  // the exact check's variable slots (unbound between checks)
   Stmt current_;
   int64_t budget_ = 0;

@@ -9,6 +9,9 @@
 // Without ranges the bounds are a function of that structure alone, so a remembered answer is the
 // one the query would compute: the memo never changes a result (kernels are byte-identical with
 // and without it). The table is looked up, never iterated.
+// The forms of sums the simplifier built are remembered too, by node: linear_form of such a node
+// returns the form it was printed from, which is the form parsing it gives (its atoms are index
+// arithmetic, so the terms sort back into one order).
 // (Remembering simplify's result per node under no ranges was tried as well: it saved nothing,
 // since each call builds new nodes around the old ones.)
 // lower() holds one per lowering; scopes nest (an inner one uses the outer tables), and nothing
@@ -33,8 +36,17 @@ class ArithMemo {
     LinearForm form;
     ConstBounds bounds;
   };
+  // The form of an expression linear_sum_expr or linear_product_expr built (linear_form.h).
+  struct Form {
+    Expr expr;
+    LinearForm form;
+  };
+  static constexpr size_t kForms = size_t{1} << 8;  // a power of two
   struct Tables {
     std::unordered_map<size_t, std::vector<Bounds>> bounds;  // by the form's structural hash
+    // Direct-mapped by the expression's address (lookup only; a clash replaces the entry). Each
+    // entry holds its expression, so no other node takes that address while it is remembered.
+    std::vector<Form> forms;
   };
   // The tables of the innermost live scope on this thread, or nullptr.
   static Tables* current();

@@ -113,10 +113,13 @@ class BoundEval {
   explicit BoundEval(const VarRanges& r) : ranges_(r) {}
 
   ConstBounds expr(const Expr& e) {
-    auto it = cache_.find(e.get());
-    if (it != cache_.end()) return it->second.second;
+    // A query meets a few dozen nodes: a flat table, searched from the newest entry.
+    for (size_t i = cache_.size(); i-- > 0;) {
+      if (cache_[i].expr.same_as(e)) return cache_[i].bounds;
+    }
     ConstBounds b = fit_to_type(e.dtype(), compute(e));
-    cache_.emplace(e.get(), std::make_pair(e, b));  // holds e so the address stays unique
+    if (cache_.empty()) cache_.reserve(12);
+    cache_.push_back({e, b});  // holds e so the address stays unique
     return b;
   }
 
@@ -263,9 +266,19 @@ class BoundEval {
   }
 
   const VarRanges& ranges_;
-  // Keyed by address only for lookup within this query; never iterated, so output is unaffected.
-  std::unordered_map<const ExprNode*, std::pair<Expr, ConstBounds>> cache_;
-  std::set<uint64_t> in_progress_;
+  // Searched by node identity only for lookup within this query, so output is unaffected.
+  struct Known {
+    Expr expr;
+    ConstBounds bounds;
+  };
+  std::vector<Known> cache_;
+  // The variables whose bounds are being computed (a stack a few deep).
+  struct InProgress {
+    std::vector<uint64_t> ids;
+    size_t count(uint64_t id) const { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+    void insert(uint64_t id) { ids.push_back(id); }
+    void erase(uint64_t id) { ids.erase(std::find(ids.begin(), ids.end(), id)); }
+  } in_progress_;
   int budget_ = kBudget;
 };
 
@@ -279,10 +292,30 @@ ConstBounds const_bounds(const Expr& e, const VarRanges& ranges) {
 
 namespace {
 
+// A hash of e's top levels (structurally equal expressions hash alike; deeper differences are
+// left to same_form): the clamps inject_npu_ops bounds nest deep, and hashing them whole cost
+// more than the lookups it saved.
+size_t shallow_hash(const Expr& e, int depth) {
+  size_t h = static_cast<size_t>(e.kind()) * 31 + static_cast<size_t>(e.dtype());
+  if (const int64_t* c = as_const_int(e)) return h * 1000003 ^ std::hash<int64_t>()(*c);
+  if (const auto* v = e.as<VarNode>()) return h * 1000003 ^ std::hash<uint64_t>()(v->id);
+  if (depth == 0) return h;
+  if (const auto* b = e.as<BinaryNode>()) {
+    return (h * 1000003 ^ shallow_hash(b->a, depth - 1)) * 1000003 ^ shallow_hash(b->b, depth - 1);
+  }
+  if (const auto* s = e.as<SelectNode>()) {
+    h = h * 1000003 ^ shallow_hash(s->cond, depth - 1);
+    h = h * 1000003 ^ shallow_hash(s->true_value, depth - 1);
+    return h * 1000003 ^ shallow_hash(s->false_value, depth - 1);
+  }
+  if (const auto* c = e.as<CastNode>()) return h * 1000003 ^ shallow_hash(c->value, depth - 1);
+  return h;
+}
+
 size_t form_hash(const LinearForm& f) {
   size_t h = std::hash<int64_t>()(f.constant) * 31 + static_cast<size_t>(f.dtype);
   for (const LinearTerm& t : f.terms) {
-    h = h * 1000003 ^ structural_hash(t.atom);
+    h = h * 1000003 ^ shallow_hash(t.atom, 3);
     h = h * 31 + std::hash<int64_t>()(t.coef);
   }
   return h;

@@ -70,8 +70,54 @@ bool is_int_like(DType t) {
 
 }  // namespace
 
+// The steps added so far, found by content: an open-addressing table of step indices (a step is
+// looked up once per node compiled; a tree map allocated a node per step).
+struct IntProgram::Numbering {
+  std::vector<int32_t> table = std::vector<int32_t>(64, -1);  // a power of two, at most half full
+  size_t used = 0;
+
+  static bool same(const Step& x, const Step& y) {
+    return x.op == y.op && x.type == y.type && x.a == y.a && x.b == y.b && x.c == y.c &&
+           x.imm == y.imm;
+  }
+  static size_t hash(const Step& s) {
+    uint64_t h = static_cast<uint64_t>(s.op) * 0x9e3779b97f4a7c15ull;
+    for (uint64_t v :
+         {static_cast<uint64_t>(s.type), static_cast<uint64_t>(s.a), static_cast<uint64_t>(s.b),
+          static_cast<uint64_t>(s.c), static_cast<uint64_t>(s.imm)}) {
+      h = (h ^ v) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    return static_cast<size_t>(h);
+  }
+  // The index of the step equal to s in code, or where to record it (*slot).
+  int find(const Step& s, const std::vector<Step>& code, size_t* slot) const {
+    size_t mask = table.size() - 1;
+    for (size_t i = hash(s) & mask;; i = (i + 1) & mask) {
+      if (table[i] < 0) {
+        *slot = i;
+        return -1;
+      }
+      if (same(code[static_cast<size_t>(table[i])], s)) return table[i];
+    }
+  }
+  void record(size_t slot, int index, const std::vector<Step>& code) {
+    table[slot] = index;
+    if (++used * 2 <= table.size()) return;
+    std::vector<int32_t> old(table.size() * 2, -1);
+    old.swap(table);
+    size_t mask = table.size() - 1;
+    for (int32_t k : old) {
+      if (k < 0) continue;
+      size_t i = hash(code[static_cast<size_t>(k)]) & mask;
+      while (table[i] >= 0) i = (i + 1) & mask;
+      table[i] = k;
+    }
+  }
+};
+
 IntProgram::IntProgram(const std::vector<Expr>& roots, IntEnv* env) {
-  std::map<Key, int> numbering;
+  Numbering numbering;
   for (const Expr& e : roots) {
     roots_.push_back(e.defined() ? compile(e, env, &numbering)
                                  : add({Op::kFail, kIndexType, 0, 0, 0, 0, 0}, &numbering));
@@ -94,18 +140,18 @@ IntProgram::IntProgram(const std::vector<Expr>& roots, IntEnv* env) {
 }
 
 // The step computing s, reusing an equal one (same operation on the same operand steps).
-int IntProgram::add(const Step& s, std::map<Key, int>* numbering) {
-  Key k{static_cast<uint8_t>(s.op), s.type, s.a, s.b, s.c, s.imm};
-  auto it = numbering->find(k);
-  if (it != numbering->end()) return it->second;
+int IntProgram::add(const Step& s, Numbering* numbering) {
+  size_t slot = 0;
+  int found = numbering->find(s, code_, &slot);
+  if (found >= 0) return found;
   code_.push_back(s);
   int i = static_cast<int>(code_.size()) - 1;
-  numbering->emplace(k, i);
+  numbering->record(slot, i, code_);
   return i;
 }
 
 // The step holding e's value (operands first, so steps run in order).
-int IntProgram::compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering) {
+int IntProgram::compile(const Expr& e, IntEnv* env, Numbering* numbering) {
   DType t = e.dtype();
   Step fail{Op::kFail, t, 0, 0, 0, 0, 0};
   if (!is_int_like(t)) return add(fail, numbering);

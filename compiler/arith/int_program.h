@@ -131,9 +131,9 @@ class IntProgram {
     int64_t imm;      // kConst: the wrapped constant
     uint64_t deps;    // bit k: depends on inputs_[k] (all bits past 64 inputs)
   };
-  using Key = std::tuple<uint8_t, DType, int32_t, int32_t, int32_t, int64_t>;
-  int compile(const Expr& e, IntEnv* env, std::map<Key, int>* numbering);
-  int add(const Step& s, std::map<Key, int>* numbering);
+  struct Numbering;  // the steps by content, for reuse (int_program.cpp)
+  int compile(const Expr& e, IntEnv* env, Numbering* numbering);
+  int add(const Step& s, Numbering* numbering);
   void run(const IntEnv& env) const;
   std::vector<Step> code_;
   std::vector<int> roots_;

@@ -1,7 +1,9 @@
 #include "compiler/arith/linear_form.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "compiler/arith/arith_memo.h"
 #include "compiler/arith/const_fold.h"
 #include "compiler/ir/equal.h"
 #include "compiler/ir/substitute.h"
@@ -9,17 +11,21 @@
 
 namespace tessera {
 
-int64_t wrap_coef(int64_t v, DType t) {
+namespace {
+inline int64_t wrap(int64_t v, DType t) {
   return t == DType::kUInt8 ? static_cast<int8_t>(static_cast<uint8_t>(v)) : wrap_int(v, t);
 }
+}  // namespace
+
+int64_t wrap_coef(int64_t v, DType t) { return wrap(v, t); }
 
 namespace {
 
 int64_t mul_wrap(int64_t a, int64_t b, DType t) {
-  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
 }
 int64_t add_wrap(int64_t a, int64_t b, DType t) {
-  return wrap_coef(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
 }
 
 // (x / c) * (k * c) + (x % c) * k == x * k: finds one such pair and rewrites it; false if none.
@@ -29,8 +35,8 @@ bool congruent(const Expr& x, const Expr& y, int64_t c);
 // Stable sort of the terms by atom: insertion sort for the few terms a form has (no buffer to
 // allocate, nothing to do on sorted input), std::stable_sort beyond. Both give the one stable
 // order.
-void sort_terms(std::vector<LinearTerm>* terms) {
-  std::vector<LinearTerm>& v = *terms;
+void sort_terms(LinearTerms* terms) {
+  LinearTerms& v = *terms;
   auto less = [](const LinearTerm& x, const LinearTerm& y) {
     return structural_compare(x.atom, y.atom) < 0;
   };
@@ -44,10 +50,33 @@ void sort_terms(std::vector<LinearTerm>* terms) {
   }
 }
 
+// Normalisations that stopped at the round limit with a div/mod pair still to merge (their form
+// is not a fixed point of linear_form . linear_form_to_expr, so it is never remembered).
+thread_local uint64_t unsettled_normalizations = 0;
+
 // Sorts terms, merges equal atoms, drops zero coefficients, merges div/mod pairs.
 void normalize(LinearForm* f) {
   for (int round = 0; round < 8; ++round) {
-    std::vector<LinearTerm>& terms = f->terms;
+    LinearTerms& terms = f->terms;
+    // Already in strict order (a form built from canonical ones mostly is): no atoms to merge, so
+    // only the coefficients are wrapped and the zero ones dropped, as the general path below does.
+    bool strict = true;
+    for (size_t i = 1; i < terms.size() && strict; ++i) {
+      strict = structural_compare(terms[i - 1].atom, terms[i].atom) < 0;
+    }
+    if (strict) {
+      size_t w = 0;
+      for (size_t i = 0; i < terms.size(); ++i) {
+        int64_t c = wrap(terms[i].coef, f->dtype);
+        if (c == 0) continue;
+        if (w != i) terms[w] = std::move(terms[i]);
+        terms[w++].coef = c;
+      }
+      terms.resize(w);
+      f->constant = wrap(f->constant, f->dtype);
+      if (!merge_div_mod_pair(f)) return;
+      continue;
+    }
     sort_terms(&terms);
     // Merged in place: terms[0, w) are the distinct atoms so far.
     size_t w = 0;
@@ -65,16 +94,17 @@ void normalize(LinearForm* f) {
       }
       if (merged) continue;
       if (w != i) terms[w] = std::move(terms[i]);
-      terms[w].coef = wrap_coef(terms[w].coef, f->dtype);
+      terms[w].coef = wrap(terms[w].coef, f->dtype);
       ++w;
     }
     terms.resize(w);
     terms.erase(
         std::remove_if(terms.begin(), terms.end(), [](const LinearTerm& t) { return t.coef == 0; }),
         terms.end());
-    f->constant = wrap_coef(f->constant, f->dtype);
+    f->constant = wrap(f->constant, f->dtype);
     if (!merge_div_mod_pair(f)) return;
   }
+  ++unsettled_normalizations;
 }
 
 const int64_t* const_divisor(const Expr& e, ExprKind k, Expr* numerator) {
@@ -126,7 +156,7 @@ bool merge_div_mod_pair(LinearForm* f) {
 LinearForm single(const Expr& atom, int64_t coef) {
   LinearForm f;
   f.dtype = atom.dtype();
-  f.terms.push_back({atom, wrap_coef(coef, atom.dtype())});
+  f.terms.push_back({atom, wrap(coef, atom.dtype())});
   return f;
 }
 
@@ -147,50 +177,165 @@ LinearForm product(const LinearForm& a, const LinearForm& b) {
   return single(make_binary(ExprKind::kMul, fa, fb), coef);
 }
 
-LinearForm parse(const Expr& e) {
-  if (const int64_t* c = as_const_int(e)) return linear_constant(*c, e.dtype());
+// Appends scale * e's terms and constant to *out, unnormalised, in the order a recursive parse
+// meets them (a sum's terms are concatenated; its coefficients and constant are wrapped later by
+// normalize, and wrapping is a ring homomorphism, so where it happens does not change the form).
+// A product by a constant is normalised on its own before it is scaled, and a product of two
+// non-constant forms is one atom, as they always were.
+void parse_into(const Expr& e, int64_t scale, LinearForm* out) {
+  DType t = out->dtype;
+  if (const int64_t* c = as_const_int(e)) {
+    out->constant = add_wrap(out->constant, mul_wrap(wrap(*c, e.dtype()), scale, t), t);
+    return;
+  }
   const auto* op = e.as<BinaryNode>();
   if (op && (e.kind() == ExprKind::kAdd || e.kind() == ExprKind::kSub)) {
-    LinearForm a = parse(op->a), b = parse(op->b);
-    a.terms.insert(a.terms.end(), b.terms.begin(), b.terms.end());
-    int64_t s = e.kind() == ExprKind::kAdd ? 1 : -1;
-    for (size_t i = a.terms.size() - b.terms.size(); i < a.terms.size(); ++i) {
-      a.terms[i].coef = mul_wrap(a.terms[i].coef, s, a.dtype);
-    }
-    a.constant = add_wrap(a.constant, mul_wrap(b.constant, s, a.dtype), a.dtype);
-    return a;
+    parse_into(op->a, scale, out);
+    parse_into(op->b, e.kind() == ExprKind::kAdd ? scale : mul_wrap(scale, -1, t), out);
+    return;
   }
   if (op && e.kind() == ExprKind::kMul) {
-    LinearForm a = parse(op->a), b = parse(op->b);
-    if (a.is_constant()) return linear_scale(b, a.constant);
-    if (b.is_constant()) return linear_scale(a, b.constant);
-    normalize(&a);
-    normalize(&b);
-    return product(a, b);
+    // atom * c (or c * atom) with an atom that is not itself a sum or product: the scaled form is
+    // the one term atom * c (dropped when c wraps to 0), so no form is built for it.
+    const int64_t* ca = as_const_int(op->a);
+    const int64_t* cb = as_const_int(op->b);
+    const Expr* atom = ca ? &op->b : cb ? &op->a : nullptr;
+    if (atom && !as_const_int(*atom)) {
+      ExprKind k = atom->kind();
+      if (k != ExprKind::kAdd && k != ExprKind::kSub && k != ExprKind::kMul) {
+        int64_t coef = wrap(ca ? *ca : *cb, e.dtype());
+        if (coef != 0) out->terms.push_back({*atom, mul_wrap(coef, scale, t)});
+        return;
+      }
+    }
+    LinearForm a = linear_constant(0, t), b = linear_constant(0, t);
+    parse_into(op->a, 1, &a);
+    parse_into(op->b, 1, &b);
+    LinearForm m;
+    if (a.is_constant()) {
+      m = linear_scale(b, a.constant);
+    } else if (b.is_constant()) {
+      m = linear_scale(a, b.constant);
+    } else {
+      normalize(&a);
+      normalize(&b);
+      m = product(a, b);
+    }
+    for (const LinearTerm& x : m.terms) out->terms.push_back({x.atom, mul_wrap(x.coef, scale, t)});
+    out->constant = add_wrap(out->constant, mul_wrap(m.constant, scale, t), t);
+    return;
   }
-  return single(e, 1);
+  out->terms.push_back({e, scale});
+}
+
+}  // namespace
+
+namespace {
+
+// The remembered form of e (an expression linear_sum_expr or linear_product_expr built), or
+// nullptr. Keyed by address for lookup only: the entry holds e, so the address is not reused.
+ArithMemo::Form* remembered(const Expr& e) {
+  ArithMemo::Tables* memo = ArithMemo::current();
+  if (!memo || memo->forms.empty()) return nullptr;
+  auto a = reinterpret_cast<uintptr_t>(e.get());
+  ArithMemo::Form& slot = memo->forms[((a >> 4) ^ (a >> 13)) & (memo->forms.size() - 1)];
+  return slot.expr.same_as(e) ? &slot : nullptr;
+}
+
+void remember(const Expr& e, LinearForm f) {
+  ArithMemo::Tables* memo = ArithMemo::current();
+  if (!memo) return;
+  if (memo->forms.empty()) memo->forms.resize(ArithMemo::kForms);
+  auto a = reinterpret_cast<uintptr_t>(e.get());
+  ArithMemo::Form& slot = memo->forms[((a >> 4) ^ (a >> 13)) & (memo->forms.size() - 1)];
+  slot.expr = e;
+  slot.form = std::move(f);
+}
+
+LinearForm parse_form(const Expr& e) {
+  LinearForm f = linear_constant(0, e.dtype());
+  parse_into(e, 1, &f);
+  normalize(&f);
+  return f;
+}
+
+// The expression of f (normalised from index arithmetic, which reads no memory: its atoms have no
+// structural ties, so parsing the expression sorts its terms back into f's order), remembered as
+// f when every normalisation since `unsettled_before` settled (and it has no product atom).
+Expr remembered_expr(LinearForm f, uint64_t unsettled_before) {
+  Expr e = linear_form_to_expr(f);
+  // A product atom is not remembered: parsing makes a new node for it, and interval evaluation
+  // compares nodes by identity (interval.cpp), so the remembered form must hold the very atoms a
+  // parse would give.
+  bool products = false;
+  for (const LinearTerm& t : f.terms) products |= t.atom.kind() == ExprKind::kMul;
+  if (!products && unsettled_normalizations == unsettled_before) remember(e, std::move(f));
+  return e;
 }
 
 }  // namespace
 
 LinearForm linear_form(const Expr& e) {
   TESSERA_ICHECK(is_int(e.dtype()), "linear form of a ", dtype_name(e.dtype()), " expression");
-  LinearForm f = parse(e);
-  normalize(&f);
-  return f;
+  if (const ArithMemo::Form* r = remembered(e)) {
+#ifdef TESSERA_CHECK_FORM_MEMO
+    LinearForm p = parse_form(e);
+    bool same = p.dtype == r->form.dtype && p.constant == r->form.constant &&
+                p.terms.size() == r->form.terms.size();
+    for (size_t i = 0; same && i < p.terms.size(); ++i) {
+      same = p.terms[i].coef == r->form.terms[i].coef &&
+             p.terms[i].atom.same_as(r->form.terms[i].atom);
+    }
+    TESSERA_ICHECK(same, "remembered linear form differs from the parsed one");
+#endif
+    return r->form;
+  }
+  return parse_form(e);
+}
+
+namespace {
+// linear_form(e), read in place when it is remembered (no copy); else parsed into *storage.
+const LinearForm& form_of(const Expr& e, LinearForm* storage) {
+#ifndef TESSERA_CHECK_FORM_MEMO
+  if (const ArithMemo::Form* r = remembered(e)) return r->form;
+#endif
+  *storage = linear_form(e);
+  return *storage;
+}
+}  // namespace
+
+bool remembered_index_sum(const Expr& e) { return remembered(e) != nullptr; }
+
+LinearForm linear_sum(const Expr& a, const Expr& b, int64_t scale) {
+  LinearForm fa, fb;
+  return linear_add(form_of(a, &fa), form_of(b, &fb), scale);
+}
+
+Expr linear_sum_expr(const Expr& a, const Expr& b, int64_t scale) {
+  uint64_t before = unsettled_normalizations;
+  return remembered_expr(linear_sum(a, b, scale), before);
+}
+
+Expr linear_product_expr(const Expr& a, const Expr& b) {
+  uint64_t before = unsettled_normalizations;
+  return remembered_expr(linear_form(make_binary(ExprKind::kMul, a, b)), before);
 }
 
 LinearForm linear_constant(int64_t c, DType t) {
   LinearForm f;
   f.dtype = t;
-  f.constant = wrap_coef(c, t);
+  f.constant = wrap(c, t);
   return f;
 }
 
 LinearForm linear_add(const LinearForm& a, const LinearForm& b, int64_t scale) {
   TESSERA_ICHECK(a.dtype == b.dtype, "adding forms of ", dtype_name(a.dtype), " and ",
                  dtype_name(b.dtype));
-  LinearForm f = a;
+  LinearForm f;
+  f.dtype = a.dtype;
+  f.constant = a.constant;
+  f.terms.reserve(a.terms.size() + b.terms.size());
+  f.terms.insert(f.terms.end(), a.terms.begin(), a.terms.end());
   for (const LinearTerm& t : b.terms) f.terms.push_back({t.atom, mul_wrap(t.coef, scale, a.dtype)});
   f.constant = add_wrap(f.constant, mul_wrap(b.constant, scale, a.dtype), a.dtype);
   normalize(&f);

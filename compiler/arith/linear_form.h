@@ -15,8 +15,11 @@
 // for floor division with any non-zero c.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <new>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -28,9 +31,122 @@ struct LinearTerm {
   int64_t coef;
 };
 
+// The terms of a form: a vector that holds a few terms in place (an index has a handful), so that
+// most forms allocate nothing; the std::vector operations the arithmetic uses.
+class LinearTerms {
+ public:
+  using value_type = LinearTerm;
+  using iterator = LinearTerm*;
+  using const_iterator = const LinearTerm*;
+
+  LinearTerms() = default;
+  LinearTerms(const LinearTerms& o) { insert(end(), o.begin(), o.end()); }
+  LinearTerms(LinearTerms&& o) noexcept { take(&o); }
+  LinearTerms& operator=(const LinearTerms& o) {
+    if (this != &o) {
+      clear();
+      insert(end(), o.begin(), o.end());
+    }
+    return *this;
+  }
+  LinearTerms& operator=(LinearTerms&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(&o);
+    }
+    return *this;
+  }
+  ~LinearTerms() { release(); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  LinearTerm* begin() { return data_; }
+  LinearTerm* end() { return data_ + size_; }
+  const LinearTerm* begin() const { return data_; }
+  const LinearTerm* end() const { return data_ + size_; }
+  LinearTerm& operator[](size_t i) { return data_[i]; }
+  const LinearTerm& operator[](size_t i) const { return data_[i]; }
+  LinearTerm& back() { return data_[size_ - 1]; }
+  const LinearTerm& back() const { return data_[size_ - 1]; }
+
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    auto* d = static_cast<LinearTerm*>(::operator new(n * sizeof(LinearTerm)));
+    for (size_t i = 0; i < size_; ++i) {
+      new (d + i) LinearTerm(std::move(data_[i]));
+      data_[i].~LinearTerm();
+    }
+    if (data_ != inline_data()) ::operator delete(data_);
+    data_ = d;
+    cap_ = n;
+  }
+  void push_back(const LinearTerm& t) {
+    if (size_ == cap_) {
+      LinearTerm copy = t;  // t may live in this vector
+      reserve(cap_ * 2);
+      new (data_ + size_++) LinearTerm(std::move(copy));
+      return;
+    }
+    new (data_ + size_++) LinearTerm(t);
+  }
+  void push_back(LinearTerm&& t) {
+    if (size_ == cap_) reserve(cap_ * 2);
+    new (data_ + size_++) LinearTerm(std::move(t));
+  }
+  // Appends [first, last) (only at the end).
+  template <typename It>
+  void insert(LinearTerm* pos, It first, It last) {
+    (void)pos;
+    size_t n = static_cast<size_t>(last - first);
+    if (size_ + n > cap_) reserve(std::max(size_ + n, cap_ * 2));
+    for (; first != last; ++first) new (data_ + size_++) LinearTerm(*first);
+  }
+  LinearTerm* erase(LinearTerm* pos) { return erase(pos, pos + 1); }
+  LinearTerm* erase(LinearTerm* first, LinearTerm* last) {
+    LinearTerm* e = end();
+    LinearTerm* out = std::move(last, e, first);
+    resize(static_cast<size_t>(out - data_));
+    return first;
+  }
+  // Shrinks to n terms (n <= size()).
+  void resize(size_t n) {
+    while (size_ > n) data_[--size_].~LinearTerm();
+  }
+  void clear() { resize(0); }
+
+ private:
+  static constexpr size_t kInline = 6;
+  LinearTerm* inline_data() { return reinterpret_cast<LinearTerm*>(buf_); }
+  void release() {
+    clear();
+    if (data_ != inline_data()) ::operator delete(data_);
+    data_ = inline_data();
+    cap_ = kInline;
+  }
+  // Takes o's terms, leaving o empty (this is empty and inline).
+  void take(LinearTerms* o) {
+    if (o->data_ != o->inline_data()) {
+      data_ = o->data_;
+      cap_ = o->cap_;
+      size_ = o->size_;
+      o->data_ = o->inline_data();
+      o->cap_ = kInline;
+      o->size_ = 0;
+      return;
+    }
+    for (size_t i = 0; i < o->size_; ++i) new (data_ + i) LinearTerm(std::move(o->data_[i]));
+    size_ = o->size_;
+    o->clear();
+  }
+  alignas(LinearTerm) unsigned char buf_[kInline * sizeof(LinearTerm)];
+  LinearTerm* data_ = inline_data();
+  size_t size_ = 0;
+  size_t cap_ = kInline;
+};
+
 struct LinearForm {
   DType dtype = kIndexType;
-  std::vector<LinearTerm> terms;  // canonical order, distinct atoms, non-zero coefficients
+  LinearTerms terms;  // canonical order, distinct atoms, non-zero coefficients
   int64_t constant = 0;
   bool is_constant() const { return terms.empty(); }
 };
@@ -47,6 +163,19 @@ LinearForm linear_scale(const LinearForm& a, int64_t scale);
 // The expression for a form: terms in order with positive terms first where possible, the
 // constant last: ((io * 32) + ii) + 31, (3 - x), ((x * 4) - y).
 Expr linear_form_to_expr(const LinearForm& f);
+
+// linear_add(linear_form(a), linear_form(b), scale), reading remembered forms (below) in place.
+LinearForm linear_sum(const Expr& a, const Expr& b, int64_t scale);
+// For index arithmetic (int32/int64 reading no memory): the canonical expression of a + scale * b,
+// linear_form_to_expr(linear_add(linear_form(a), linear_form(b), scale)), and of a * b,
+// linear_form_to_expr(linear_form(a * b)). While an ArithMemo lives (arith_memo.h) the result's
+// form is remembered (unless it has a product atom x*y), so linear_form of it does not parse it
+// again: the simplifier works bottom-up and parses each sum it built as an operand of the next
+// ((x + y) + z) + w.
+Expr linear_sum_expr(const Expr& a, const Expr& b, int64_t scale);
+Expr linear_product_expr(const Expr& a, const Expr& b);
+// e is an expression those two built whose form is remembered (so it is index arithmetic).
+bool remembered_index_sum(const Expr& e);
 
 // The coefficient of v in f when v appears only as a plain term (0 when it does not appear);
 // nullopt when v appears inside another atom (x / 4, x * y, min(..)), so that f is not affine in v.

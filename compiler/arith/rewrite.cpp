@@ -47,7 +47,7 @@ bool reads_data(const Expr& e) {
 }
 bool is_index_math(const Expr& e) {
   if (e.dtype() != DType::kInt32 && e.dtype() != DType::kInt64) return false;
-  return !reads_data(e);
+  return remembered_index_sum(e) || !reads_data(e);
 }
 bool exact(const Expr& a, const Expr& b) { return is_index_math(a) && is_index_math(b); }
 bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }
@@ -114,7 +114,7 @@ std::optional<bool> decide(ExprKind k, const ConstBounds& d) {
 // Bounds of a - b: from their difference's canonical form when the type is exact, else from each
 // operand's own bounds (which are exact about wrapping).
 ConstBounds difference_bounds(const Expr& a, const Expr& b, const VarRanges& ranges) {
-  if (exact(a, b)) return const_bounds(linear_add(linear_form(a), linear_form(b), -1), ranges);
+  if (exact(a, b)) return const_bounds(linear_sum(a, b, -1), ranges);
   ConstBounds x = const_bounds(a, ranges), y = const_bounds(b, ranges);
   ConstBounds d;
   int64_t v;
@@ -280,7 +280,7 @@ Expr rewrite_compare(ExprKind k, const Expr& a, const Expr& b, const VarRanges& 
   if (auto r = decide(k, difference_bounds(a, b, ranges))) return make_bool(*r);
   if (!exact(a, b)) return make_binary(k, a, b);
   // a - b == P - N + c with P, N sums of positive terms: a op b <=> P op N - c.
-  LinearForm d = linear_add(linear_form(a), linear_form(b), -1);
+  LinearForm d = linear_sum(a, b, -1);
   LinearForm p = linear_constant(0, t), n = linear_constant(neg_wrap(d.constant, t), t);
   for (const LinearTerm& term : d.terms) {
     if (term.coef > 0) {
@@ -348,9 +348,8 @@ Expr rewrite_binary(ExprKind k, const Expr& a, const Expr& b, const VarRanges& r
     case ExprKind::kMul: {
       if (!is_int(t)) return make_binary(k, a, b);
       if (!exact(a, b)) return rewrite_data_arith(k, a, b);
-      if (k == ExprKind::kMul) return linear_form_to_expr(linear_form(make_binary(k, a, b)));
-      return linear_form_to_expr(
-          linear_add(linear_form(a), linear_form(b), k == ExprKind::kAdd ? 1 : -1));
+      if (k == ExprKind::kMul) return linear_product_expr(a, b);
+      return linear_sum_expr(a, b, k == ExprKind::kAdd ? 1 : -1);
     }
     case ExprKind::kDiv:
     case ExprKind::kMod:

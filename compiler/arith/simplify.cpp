@@ -57,7 +57,7 @@ class Simplifier : public IRMutator {
   Expr mutate_Var(const VarNode*, const Expr& e) override {
     // A variable known to be one constant (a let of a constant, a loop of extent 1) is that
     // constant.
-    auto it = ranges_.find(Var(e));
+    auto it = ranges_.find(static_cast<const VarNode*>(e.get()));
     if (it != ranges_.end() && it->second.min.defined() && it->second.max.defined()) {
       const int64_t* lo = as_const_int(it->second.min);
       const int64_t* hi = as_const_int(it->second.max);

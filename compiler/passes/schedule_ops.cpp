@@ -147,10 +147,11 @@ class NestBuilder {
   }
 
   // The position (1 + index) of the innermost leaf a guard uses; 0 when it uses none.
-  static size_t guard_level(const Expr& g, const StageNode& st) {
+  static std::vector<Var> leaf_vars(const StageNode& st) {
     std::vector<Var> leaves;
+    leaves.reserve(st.leaf_iter_vars.size());
     for (const IterVar& iv : st.leaf_iter_vars) leaves.push_back(iv->var);
-    return innermost_use(g, leaves);
+    return leaves;
   }
   static bool uses_reduce_leaf(const Expr& g, const StageNode& st) {
     for (const IterVar& iv : st.leaf_iter_vars) {
@@ -161,8 +162,10 @@ class NestBuilder {
 
   Stmt wrap_guards(Stmt s, const StageNode& st, size_t level, bool init) const {
     const StageBounds& b = bm_.at(&st);
+    if (b.guards.empty()) return s;
+    std::vector<Var> leaves = leaf_vars(st);  // the guard's level: its innermost leaf
     for (auto it = b.guards.rbegin(); it != b.guards.rend(); ++it) {
-      if (guard_level(*it, st) != level) continue;
+      if (innermost_use(*it, leaves) != level) continue;
       if (init && uses_reduce_leaf(*it, st)) continue;
       s = make_if(*it, s);
     }

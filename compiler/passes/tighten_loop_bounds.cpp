@@ -73,7 +73,7 @@ std::optional<LoopBound> bound_on(const Expr& cond, const Var& v) {
   if (!f || f->dtype() != v.dtype()) return std::nullopt;
   LinearForm lf = linear_form(simplify(*f));
   int64_t k = 0, scale = 0;
-  std::vector<LinearTerm> rest;
+  LinearTerms rest;
   for (const LinearTerm& t : lf.terms) {
     if (!uses_var(t.atom, v)) {
       rest.push_back(t);

@@ -1,5 +1,6 @@
 #include "compiler/passes/verify.h"
 
+#include <memory>
 #include <set>
 
 #include "compiler/arith/box_bounds.h"
@@ -27,11 +28,20 @@ bool reads_a_buffer(const Expr& e) {
 }
 
 // What encloses a statement: loops, guards (and which branch), lets; outermost first.
+// A scope's expressions compiled for the exact check (int_program.h), once per scope: every range
+// checked inside it runs them.
+struct ScopeCode {
+  IntProgram a, b;
+  int slot;  // the scope variable's, or -1
+};
+
 struct Scope {
   enum Kind { kLoop, kIf, kLet } kind;
   Var var;
   Expr a, b;         // loop: min, extent; if: condition; let: value
   bool then = true;  // if: the statement is in the then branch
+  // Compiled at the first exact check inside the scope.
+  std::unique_ptr<ScopeCode> code = nullptr;
 };
 
 class Verifier : public IRVisitor {
@@ -244,9 +254,10 @@ class Verifier : public IRVisitor {
   enum class Outcome { kIn, kOut, kGaveUp };
   // The loops and guards' expressions, compiled for one check.
   struct Exact {
-    IntEnv env;
+    explicit Exact(IntEnv& e) : env(e) {}
+    IntEnv& env;       // the verifier's: every binding is restored when a check ends
     IntProgram range;  // first and end, compiled together
-    std::vector<IntProgram> a, b;
+    std::vector<const IntProgram*> a, b;
     std::vector<int> slot;
     // Per scope: does anything below it (a later scope's expressions, the range) use its
     // variable? A loop whose variable nothing uses gives every iteration the same outcome.
@@ -255,12 +266,18 @@ class Verifier : public IRVisitor {
   };
 
   Outcome exact_check(const Expr& first, const Expr& end, int64_t limit, int64_t budget) {
-    Exact x;
+    Exact x(env_);
     x.range = IntProgram(std::vector<Expr>{first, end}, &x.env);
-    for (const Scope& sc : scopes_) {
-      x.a.emplace_back(sc.a, &x.env);
-      x.b.emplace_back(sc.b, &x.env);
-      x.slot.push_back(sc.var.defined() ? x.env.slot(sc.var) : -1);
+    x.a.reserve(scopes_.size());
+    x.b.reserve(scopes_.size());
+    for (Scope& sc : scopes_) {
+      if (!sc.code) {
+        sc.code.reset(new ScopeCode{IntProgram(sc.a, &env_), IntProgram(sc.b, &env_),
+                                    sc.var.defined() ? env_.slot(sc.var) : -1});
+      }
+      x.a.push_back(&sc.code->a);
+      x.b.push_back(&sc.code->b);
+      x.slot.push_back(sc.code->slot);
     }
     std::set<const VarNode*> below;
     auto note = [&](const Expr& e) {
@@ -323,7 +340,7 @@ class Verifier : public IRVisitor {
     };
     switch (sc.kind) {
       case Scope::kLet: {
-        if (std::optional<int64_t> v = x.a[i].eval(x.env)) {
+        if (std::optional<int64_t> v = x.a[i]->eval(x.env)) {
           DType t = sc.a.dtype();
           return with([&] { x.env.bind(slot, wrap_int(*v, t), t); });
         }
@@ -331,14 +348,14 @@ class Verifier : public IRVisitor {
         return with([&] { x.env.bind_expr(slot, v); });
       }
       case Scope::kIf: {
-        std::optional<int64_t> fast = x.a[i].eval(x.env);
+        std::optional<int64_t> fast = x.a[i]->eval(x.env);
         Expr cv = fast ? Expr() : value(sc.a);
         const int64_t* c = fast ? &*fast : as_const_int(cv);
         if (c && (*c != 0) != sc.then) return Outcome::kIn;  // this branch does not run here
         return exact(i + 1, x, first, end);
       }
       case Scope::kLoop: {
-        std::optional<int64_t> mn = x.a[i].eval(x.env), ext = x.b[i].eval(x.env);
+        std::optional<int64_t> mn = x.a[i]->eval(x.env), ext = x.b[i]->eval(x.env);
         if (!mn || !ext) {
           Expr mv = value(sc.a), xv = value(sc.b);
           if (!as_const_int(mv) || !as_const_int(xv)) return Outcome::kOut;
@@ -379,7 +396,8 @@ class Verifier : public IRVisitor {
   std::set<const BufferNode*> args_, live_;  // lookup only
   std::vector<std::string> stages_;
   std::vector<Scope> scopes_;
-  Box box_;  // the enclosing loop and let variables' ranges, for the box proof
+  Box box_;     // the enclosing loop and let variables' ranges, for the box proof
+  IntEnv env_;  // the exact check's variable slots (unbound between checks)
   Stmt current_;
   int64_t budget_ = 0;
   std::string witness_;  // the iteration that broke the last exact check

@@ -29,17 +29,42 @@ namespace {
 
 // The largest finite value of a float type.
 double max_finite(DType t) {
+  if (t == DType::kFloat16) return 65504.0;
   return t == DType::kFloat32 ? double(std::numeric_limits<float>::max())
                               : std::numeric_limits<double>::max();
 }
 
 DType dtype_from(const std::string& name) {
   auto t = parse_dtype(name);
-  if (!t) {
-    throw ExprError(str("unknown dtype '", name,
-                        "'; known: bool, int8, int16, int32, int64, uint8, float32, float64"));
-  }
+  if (!t) throw ExprError(str("unknown dtype '", name, "'; known: ", known_dtype_names()));
   return *t;
+}
+
+// A Python integer as a constant of integer type t: uint64 takes 0 .. 2^64 - 1 (stored as its
+// bit pattern), every other type what int_literal accepts.
+Expr int_constant(const py::handle& h, DType t, const std::string& what) {
+  if (t == DType::kUInt64 && is_py_integer(h)) {
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+    if (!index) throw py::error_already_set();
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(index.ptr());
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw ExprError(str(what, " ", std::string(py::str(index)),
+                            " does not fit in uint64 (range 0..18446744073709551615)"));
+      }
+      return make_int(static_cast<int64_t>(u), t);
+    }
+    if (overflow < 0) {
+      throw ExprError(str(what, " ", std::string(py::str(index)),
+                          " does not fit in uint64 (range 0..18446744073709551615)"));
+    }
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return int_literal(static_cast<int64_t>(v), t);
+  }
+  return int_literal(int64_arg<ExprError>(h, what), t);
 }
 
 // A tensor's shape as text, symbolic dimensions as their expressions.
@@ -68,6 +93,7 @@ Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
   }
   if (is_bool_literal(h)) return make_bool(PyObject_IsTrue(h.ptr()) == 1);
   if (is_int_literal(h)) {
+    if (like && *like == DType::kUInt64) return int_constant(h, *like, "integer literal");
     int64_t v = int64_arg<ExprError>(h, "integer literal");
     if (like) return int_literal(v, *like);
     return int_literal(v, DType::kInt32);
@@ -88,6 +114,25 @@ Expr binary(ExprKind k, const py::handle& a, const py::handle& b) {
   }
   Expr ea = to_expr(a);
   return binary_op(k, ea, to_expr(b, ea.dtype()));
+}
+
+// a & b, a | b: logical on bools, bitwise (as TVM) on integers; a << b, a >> b, a ^ b: bitwise.
+// Literals take the other operand's type, as in binary().
+Expr bits(const char* name, const py::handle& a, const py::handle& b) {
+  Expr ea, eb;
+  if (is_literal(a) && !is_literal(b)) {
+    eb = to_expr(b);
+    ea = to_expr(a, eb.dtype());
+  } else {
+    ea = to_expr(a);
+    eb = to_expr(b, ea.dtype());
+  }
+  std::string n = name;
+  if ((n == "bitwise_and" || n == "bitwise_or") && ea.dtype() == DType::kBool &&
+      eb.dtype() == DType::kBool) {
+    return binary_op(n == "bitwise_and" ? ExprKind::kAnd : ExprKind::kOr, ea, eb);
+  }
+  return bitwise_op(n, ea, eb);
 }
 
 // Index `i` of a read of tensor `t`: an expression, an axis or a Python integer.
@@ -262,15 +307,29 @@ void add_operators(Cls& cls) {
   def2("__le__", K::kLE, false);
   def2("__gt__", K::kGT, false);
   def2("__ge__", K::kGE, false);
-  def2("__and__", K::kAnd, false);
-  def2("__rand__", K::kAnd, true);
-  def2("__or__", K::kOr, false);
-  def2("__ror__", K::kOr, true);
+  auto defbits = [&cls](const char* name, const char* op, bool reflected) {
+    cls.def(name, [op, reflected](const py::object& self, const py::object& other) {
+      return reflected ? bits(op, other, self) : bits(op, self, other);
+    });
+  };
+  defbits("__and__", "bitwise_and", false);
+  defbits("__rand__", "bitwise_and", true);
+  defbits("__or__", "bitwise_or", false);
+  defbits("__ror__", "bitwise_or", true);
+  defbits("__xor__", "bitwise_xor", false);
+  defbits("__rxor__", "bitwise_xor", true);
+  defbits("__lshift__", "shift_left", false);
+  defbits("__rlshift__", "shift_left", true);
+  defbits("__rshift__", "shift_right", false);
+  defbits("__rrshift__", "shift_right", true);
   cls.def("equal", [](const py::object& a, const py::object& b) { return binary(K::kEQ, a, b); });
   cls.def("not_equal",
           [](const py::object& a, const py::object& b) { return binary(K::kNE, a, b); });
   cls.def("__neg__", [](const py::object& a) { return negate(to_expr(a)); });
-  cls.def("__invert__", [](const py::object& a) { return logical_not(to_expr(a)); });
+  cls.def("__invert__", [](const py::object& a) {
+    Expr e = to_expr(a);
+    return is_int(e.dtype()) ? bitwise_not(e) : logical_not(e);
+  });
   cls.def("astype", [](const py::object& a, const std::string& t) {
     return cast(dtype_from(t), to_expr(a));
   });
@@ -630,6 +689,7 @@ void bind_te(py::module_& m) {
   te.def("max_value", [](const std::string& dtype) {
     DType t = dtype_from(dtype);
     if (is_float(t)) return make_float(max_finite(t), t);
+    if (t == DType::kUInt64) return make_int(static_cast<int64_t>(uint_max_of(t)), t);
     return make_int(int_max_of(t), t);
   });
   te.def("_binary_max",
@@ -645,6 +705,10 @@ void bind_te(py::module_& m) {
     }
     throw InternalError("unknown binary op " + op);
   });
+  te.def("_bits", [](const std::string& name, const py::object& a, const py::object& b) {
+    return bits(name.c_str(), a, b);
+  });
+  te.def("_bitwise_not", [](const py::object& a) { return bitwise_not(to_expr(a)); });
   te.def("select", [](const py::object& c, const py::object& t, const py::object& f) {
     Expr cond = to_expr(c);
     if (is_literal(t) && !is_literal(f)) {
@@ -675,7 +739,7 @@ void bind_te(py::module_& m) {
           throw ExprError(
               str("te.const: value for ", dtype, " must be a number, got ", describe_py(v)));
         }
-        return int_literal(int64_arg<ExprError>(v, str("te.const: value for ", dtype)), t);
+        return int_constant(v, t, str("te.const: value for ", dtype));
       },
       py::arg("value"), py::arg("dtype") = "int32");
   te.def("cast", [](const py::object& v, const std::string& dtype) {

@@ -6,10 +6,9 @@ namespace tessera {
 
 namespace {
 
-constexpr CHelper kAllHelpers[] = {
-    CHelper::kFloorDiv, CHelper::kFloorMod,   CHelper::kMin,       CHelper::kMax,
-    CHelper::kAbs,      CHelper::kSigmoid,    CHelper::kRequantize, CHelper::kShiftLeft,
-    CHelper::kShiftRight};
+constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv,   CHelper::kFloorMod,  CHelper::kMin,
+                                   CHelper::kMax,        CHelper::kAbs,       CHelper::kSigmoid,
+                                   CHelper::kRequantize, CHelper::kShiftLeft, CHelper::kShiftRight};
 
 // The float16 conversions (see c_helpers.h), the same algorithm as runtime/base/float16.cpp.
 constexpr const char* kF16Block = R"(static inline uint16_t tsr_f16_bits(double x) {
@@ -23,7 +22,7 @@ constexpr const char* kF16Block = R"(static inline uint16_t tsr_f16_bits(double 
   }
   if (e == 0) return sign;
   const int ex = e - 1023;
-  if (ex >= 16) return (uint16_t)(sign | 0x7c00u);
+  if (ex > 15) return (uint16_t)(sign | 0x7c00u);  /* beyond the largest exponent: inf */
   const uint64_t sig = m | (UINT64_C(1) << 52);
   int shift = 42;
   uint32_t base = 0;
@@ -39,7 +38,7 @@ constexpr const char* kF16Block = R"(static inline uint16_t tsr_f16_bits(double 
   return (uint16_t)(sign | (base + q));
 }
 static inline float tsr_f16_value(uint16_t h) {
-  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  const uint32_t sign = (h & 0x8000u) ? 0x80000000u : 0u, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   if (e == 0) {
     const float v = (float)m * 5.9604644775390625e-08f;
     return sign ? -v : v;

@@ -85,7 +85,7 @@ bool defined_everywhere(const Expr& e) {
 
 R bounds(const Expr& e, const Box& box) {
   DType t = e.dtype();
-  if (!is_int(t)) return std::nullopt;  // bool, floats
+  if (!is_int(t)) return std::nullopt;           // bool, floats
   if (is_wide_unsigned(t)) return std::nullopt;  // wraps; a uint64 constant is a bit pattern
   switch (e.kind()) {
     case ExprKind::kIntImm: {

@@ -79,7 +79,8 @@ Expr fold_uint64(ExprKind k, uint64_t x, uint64_t y) {
 }
 
 Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
-  if (t == DType::kUInt64) return fold_uint64(k, static_cast<uint64_t>(x), static_cast<uint64_t>(y));
+  if (t == DType::kUInt64)
+    return fold_uint64(k, static_cast<uint64_t>(x), static_cast<uint64_t>(y));
   // Operands are read as values of their type (for uint8 and uint32 non-negative, so the signed
   // division, modulo and comparisons below are the unsigned ones); arithmetic is done modulo 2^64
   // and then wrapped.

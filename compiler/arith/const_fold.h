@@ -5,9 +5,10 @@
 // floor division and floor modulo (for unsigned types the same as C's / and %); uint64 values are
 // bit patterns in int64 and fold with unsigned division, modulo, min, max and comparisons. float16
 // results are rounded to float16 (the exact result of one operation on float16 operands, rounded
-// once, which is what float32 arithmetic rounded to float16 gives too). Folding is refused (an undefined Expr is returned) whenever the result is not certain
-// to match what the generated code computes: division or modulo by zero, float Mod, a float
-// result that is not finite, min/max of a NaN, and float-to-int casts out of range.
+// once, which is what float32 arithmetic rounded to float16 gives too). Folding is refused (an
+// undefined Expr is returned) whenever the result is not certain to match what the generated code
+// computes: division or modulo by zero, float Mod, a float result that is not finite, min/max of a
+// NaN, and float-to-int casts out of range.
 #pragma once
 
 #include <cstdint>

@@ -44,8 +44,8 @@ Expr int_literal(int64_t v, DType like) {
     throw ExprError(str("integer literal ", v, " used with a bool; cast the bool first"));
   }
   if (!int_fits(v, like)) {
-    std::string hi = is_unsigned(like) ? std::to_string(uint_max_of(like))
-                                       : std::to_string(int_max_of(like));
+    std::string hi =
+        is_unsigned(like) ? std::to_string(uint_max_of(like)) : std::to_string(int_max_of(like));
     throw ExprError(str("integer literal ", v, " does not fit in ", dtype_name(like), " (range ",
                         int_min_of(like), "..", hi, ")"));
   }
@@ -117,7 +117,8 @@ Expr bitwise_op(const std::string& name, Expr a, Expr b) {
   DType ta = a.dtype(), tb = b.dtype();
   if (!is_int(ta) || !is_int(tb)) {
     throw ExprError(str(name, " needs integer operands, got ", dtype_name(ta), " and ",
-                        dtype_name(tb), is_float(ta) || is_float(tb) ? "; cast the float first" : "",
+                        dtype_name(tb),
+                        is_float(ta) || is_float(tb) ? "; cast the float first" : "",
                         ta == DType::kBool || tb == DType::kBool ? "; use & | on two bools" : ""));
   }
   std::optional<DType> t = promote(ta, tb);

@@ -11,6 +11,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "python/src/py_args.h"
 #include "python/src/py_handles.h"
+#include "python/src/te_const.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -27,45 +28,6 @@ PyOperation py_op(const Operation& op) { return std::const_pointer_cast<Operatio
 
 namespace {
 
-// The largest finite value of a float type.
-double max_finite(DType t) {
-  if (t == DType::kFloat16) return 65504.0;
-  return t == DType::kFloat32 ? double(std::numeric_limits<float>::max())
-                              : std::numeric_limits<double>::max();
-}
-
-DType dtype_from(const std::string& name) {
-  auto t = parse_dtype(name);
-  if (!t) throw ExprError(str("unknown dtype '", name, "'; known: ", known_dtype_names()));
-  return *t;
-}
-
-// A Python integer as a constant of integer type t: uint64 takes 0 .. 2^64 - 1 (stored as its
-// bit pattern), every other type what int_literal accepts.
-Expr int_constant(const py::handle& h, DType t, const std::string& what) {
-  if (t == DType::kUInt64 && is_py_integer(h)) {
-    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
-    if (!index) throw py::error_already_set();
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-    if (overflow > 0) {
-      unsigned long long u = PyLong_AsUnsignedLongLong(index.ptr());
-      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-        PyErr_Clear();
-        throw ExprError(str(what, " ", std::string(py::str(index)),
-                            " does not fit in uint64 (range 0..18446744073709551615)"));
-      }
-      return make_int(static_cast<int64_t>(u), t);
-    }
-    if (overflow < 0) {
-      throw ExprError(str(what, " ", std::string(py::str(index)),
-                          " does not fit in uint64 (range 0..18446744073709551615)"));
-    }
-    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    return int_literal(static_cast<int64_t>(v), t);
-  }
-  return int_literal(int64_arg<ExprError>(h, what), t);
-}
 
 // A tensor's shape as text, symbolic dimensions as their expressions.
 std::string shape_str(const Tensor& t) {
@@ -344,6 +306,7 @@ void add_operators(Cls& cls) {
 
 void bind_te(py::module_& m) {
   py::module_ te = m.def_submodule("te", "tensor expressions");
+  bind_te_const(te);
 
   py::class_<Expr> expr(te, "Expr");
   expr.def_property_readonly("dtype", [](const Expr& e) { return dtype_name(e.dtype()); })
@@ -680,18 +643,6 @@ void bind_te(py::module_& m) {
     Expr w = where.is_none() ? Expr() : to_expr(where);
     return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), srcs, axes, w);
   });
-  // TVM's te.min_value / te.max_value: the lowest / highest finite value of a type.
-  te.def("min_value", [](const std::string& dtype) {
-    DType t = dtype_from(dtype);
-    if (is_float(t)) return make_float(-max_finite(t), t);
-    return make_int(int_min_of(t), t);
-  });
-  te.def("max_value", [](const std::string& dtype) {
-    DType t = dtype_from(dtype);
-    if (is_float(t)) return make_float(max_finite(t), t);
-    if (t == DType::kUInt64) return make_int(static_cast<int64_t>(uint_max_of(t)), t);
-    return make_int(int_max_of(t), t);
-  });
   te.def("_binary_max",
          [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
   te.def("_binary_min",
@@ -718,30 +669,6 @@ void bind_te(py::module_& m) {
     Expr et = to_expr(t);
     return select(cond, et, to_expr(f, et.dtype()));
   });
-  te.def(
-      "const",
-      [](const py::object& v, const std::string& dtype) {
-        DType t = dtype_from(dtype);
-        // Python floats and numpy floating scalars.
-        bool floating =
-            py::isinstance<py::float_>(v) ||
-            (!is_py_integer(v) && !py::isinstance<py::str>(v) && py::hasattr(v, "__float__"));
-        if (floating) {
-          if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
-          return make_float(py::float_(v).cast<double>(), t);
-        }
-        if (t == DType::kBool) {
-          if (!py::isinstance<py::bool_>(v) && !is_py_integer(v))
-            throw ExprError(str("te.const: value for bool must be a bool, got ", describe_py(v)));
-          return make_bool(v.cast<bool>());
-        }
-        if (is_float(t) && !is_py_integer(v)) {
-          throw ExprError(
-              str("te.const: value for ", dtype, " must be a number, got ", describe_py(v)));
-        }
-        return int_constant(v, t, str("te.const: value for ", dtype));
-      },
-      py::arg("value"), py::arg("dtype") = "int32");
   te.def("cast", [](const py::object& v, const std::string& dtype) {
     return cast(dtype_from(dtype), to_expr(v));
   });

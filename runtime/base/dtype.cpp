@@ -100,9 +100,10 @@ std::string dtype_c_name(DType t) {
 
 const std::vector<DType>& all_dtypes() {
   // The order of error messages: bool, the signed, the unsigned, then the float types.
-  static const std::vector<DType> kAll = {
-      DType::kBool,   DType::kInt8,   DType::kInt16,   DType::kInt32,   DType::kInt64, DType::kUInt8,
-      DType::kUInt32, DType::kUInt64, DType::kFloat16, DType::kFloat32, DType::kFloat64};
+  static const std::vector<DType> kAll = {DType::kBool,    DType::kInt8,   DType::kInt16,
+                                          DType::kInt32,   DType::kInt64,  DType::kUInt8,
+                                          DType::kUInt32,  DType::kUInt64, DType::kFloat16,
+                                          DType::kFloat32, DType::kFloat64};
   return kAll;
 }
 
@@ -184,9 +185,7 @@ bool int_fits(int64_t v, DType t) {
 
 namespace {
 // Mantissa bits + 1: the widest integer a float represents exactly.
-int exact_int_bits(DType f) {
-  return f == DType::kFloat16 ? 11 : f == DType::kFloat32 ? 24 : 53;
-}
+int exact_int_bits(DType f) { return f == DType::kFloat16 ? 11 : f == DType::kFloat32 ? 24 : 53; }
 }  // namespace
 
 std::optional<DType> promote(DType a, DType b) {

@@ -25,8 +25,8 @@
 
 namespace tessera {
 
-// float16 is IEEE binary16 (numpy's float16): stored as 16 bits; every operation on it rounds its
-// exact result to float16 (round to nearest even), as numpy and TVM do. uint32/uint64 wrap modulo
+// float16 is IEEE binary16 (numpy's float16), two bytes; every operation on it rounds its exact
+// result to float16 (round to nearest even), as numpy and TVM do. uint32/uint64 wrap modulo
 // 2^32 / 2^64; an IntImm of uint64 holds the value's bit pattern (values above INT64_MAX are
 // negative int64s): read it with as_uint64().
 // New types are appended, so the numbers of the old ones never change.

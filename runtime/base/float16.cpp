@@ -24,7 +24,7 @@ uint16_t float16_bits(double x) {
   // (up to 0x7c00, infinity), which is what IEEE rounding wants.
   int shift;
   uint32_t base;
-  if (exp >= 16) return sign | 0x7c00u;
+  if (exp > 15) return sign | 0x7c00u;  // beyond float16's largest exponent: infinity
   if (exp >= -14) {
     shift = 42;
     base = static_cast<uint32_t>(exp + 14) << 10;  // (biased exponent - 1) << 10; sig adds the 1

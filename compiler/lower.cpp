@@ -157,6 +157,20 @@ LoweredFunc lower(const Schedule& sch, const std::vector<Tensor>& args, const st
   }
   check_extern_stages(sch, target);
   if (target.is_npu()) {
+    // float16, uint32 and uint64 exist for the C target; the NPU is int8/int32 hardware.
+    auto check_dtype = [&](const std::string& tensor, DType t) {
+      if (t != DType::kFloat16 && !is_wide_unsigned(t)) return;
+      throw TargetError(str("target '", target.name(), "': tensor '", tensor, "' has dtype ",
+                            dtype_name(t), ", which the NPU does not compute (its MAC array and ",
+                            "vector unit work on int8 and int32): build it for target c"));
+    };
+    for (const Tensor& t : args) check_dtype(t.name(), t.dtype());
+    for (const StagePtr& st : sch.stages()) {
+      for (int i = 0; i < num_outputs(st->op); ++i) {
+        check_dtype(num_outputs(st->op) > 1 ? str(st->name(), ".v", i) : st->name(),
+                    output_dtype(st->op, i));
+      }
+    }
     for (const StagePtr& st : sch.stages()) {
       if (num_outputs(st->op) > 1) {
         throw TargetError(str("target '", target.name(), "': stage '", st->name(),

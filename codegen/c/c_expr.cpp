@@ -18,6 +18,10 @@ const char* unsigned_c_name(DType t) { return t == DType::kInt64 ? "uint64_t" : 
 
 std::string int_literal(int64_t v, DType t) {
   switch (t) {
+    case DType::kUInt32:
+      return "UINT32_C(" + std::to_string(static_cast<uint32_t>(v)) + ")";
+    case DType::kUInt64:  // IntImm holds uint64 as its bit pattern
+      return "UINT64_C(" + std::to_string(static_cast<uint64_t>(v)) + ")";
     case DType::kBool:
       return v ? "true" : "false";
     case DType::kInt32:
@@ -32,6 +36,9 @@ std::string int_literal(int64_t v, DType t) {
 }
 
 std::string float_literal(double v, DType t) {
+  // A float16 constant holds a float16 value (make_float rounds it), exact in float, which is
+  // how generated C computes float16.
+  if (t == DType::kFloat16) t = DType::kFloat32;
   std::string s;
   if (std::isnan(v)) {
     s = "NAN";
@@ -54,10 +61,41 @@ std::string call_helper(CHelper h, DType t, const std::vector<std::string>& args
   return s + ")";
 }
 
+// float16 values are floats in generated C: an operation computes in float and its result is
+// rounded to float16 (exactly the float16 rounding of the exact result for + - * / and sqrt, as
+// float carries more than 2 * 11 + 2 bits; for the other functions the rounding of float's result).
+std::string round_f16(const std::string& e, CEmitContext& ctx) {
+  return call_helper(CHelper::kF16, DType::kFloat16, {e}, ctx);
+}
+// The type whose helpers and math functions compute a value of type t (float16 computes in float).
+DType compute_type(DType t) { return t == DType::kFloat16 ? DType::kFloat32 : t; }
+
 // The C function for a float math call: the float32 variant has the "f" suffix.
 std::string float_math(const std::string& name, DType t) {
   std::string c = name == "abs" ? "fabs" : name;
   return t == DType::kFloat32 ? c + "f" : c;
+}
+
+// shift_left/shift_right (helpers: every shift amount is defined) and bitwise_and/or/xor/not
+// (C's operators; C computes narrow types in int, so the result is cast back).
+std::string emit_bit_call(const CallNode* op, const std::vector<std::string>& args,
+                          CEmitContext& ctx) {
+  DType t = op->dtype;
+  if (op->name == "shift_left") return call_helper(CHelper::kShiftLeft, t, args, ctx);
+  if (op->name == "shift_right") return call_helper(CHelper::kShiftRight, t, args, ctx);
+  std::string s;
+  if (op->name == "bitwise_not") {
+    s = "(~" + args[0] + ")";
+  } else {
+    const char* sym = op->name == "bitwise_and" ? " & " : op->name == "bitwise_or" ? " | " : " ^ ";
+    s = "(" + args[0] + sym + args[1] + ")";
+  }
+  return narrower_than_int(t) ? "((" + dtype_c_name(t) + ")" + s + ")" : s;
+}
+
+bool is_bit_call(const std::string& name) {
+  return name == "shift_left" || name == "shift_right" || name == "bitwise_and" ||
+         name == "bitwise_or" || name == "bitwise_xor" || name == "bitwise_not";
 }
 
 std::string emit_call(const CallNode* op, CEmitContext& ctx) {
@@ -65,7 +103,9 @@ std::string emit_call(const CallNode* op, CEmitContext& ctx) {
   auto bad = [&](const std::string& why) {
     return InternalError(str(
         "codegen_c: function '", ctx.func_name, "' calls ", op->name, " on ", dtype_name(op->dtype),
-        ": ", why, "; known: exp, log, sqrt, tanh, sigmoid, floor, ceil, abs, pow, requantize"));
+        ": ", why,
+        "; known: exp, log, sqrt, tanh, sigmoid, floor, ceil, abs, pow, requantize, shift_left, "
+        "shift_right, bitwise_and, bitwise_or, bitwise_xor, bitwise_not"));
   };
   if (op->name == "requantize") {  // (int32 value, multiplier, shift, zero point) -> int8
     if (op->args.size() != 4 || op->args[0].dtype() != DType::kInt32 || op->dtype != DType::kInt8)
@@ -74,7 +114,8 @@ std::string emit_call(const CallNode* op, CEmitContext& ctx) {
     for (const Expr& a : op->args) args.push_back(strip_outer_parens(c_expr(a, ctx)));
     return call_helper(CHelper::kRequantize, DType::kInt32, args, ctx);
   }
-  size_t arity = op->name == "pow" ? 2 : 1;
+  const bool bit = is_bit_call(op->name);
+  size_t arity = op->name == "pow" || (bit && op->name != "bitwise_not") ? 2 : 1;
   if (op->args.size() != arity) throw bad(str("expected ", arity, " argument(s)"));
   std::vector<std::string> args;
   for (const Expr& a : op->args) {
@@ -82,14 +123,25 @@ std::string emit_call(const CallNode* op, CEmitContext& ctx) {
     args.push_back(strip_outer_parens(c_expr(a, ctx)));
   }
   DType t = op->dtype;
+  if (bit) {
+    if (!is_int(t)) throw bad("not defined for this type");
+    return emit_bit_call(op, args, ctx);
+  }
   if (op->name == "abs" && is_int(t)) return call_helper(CHelper::kAbs, t, args, ctx);
   if (!is_float(t)) throw bad("not defined for this type");
-  if (op->name == "sigmoid") return call_helper(CHelper::kSigmoid, t, args, ctx);
-  if (op->name == "pow") return float_math("pow", t) + "(" + args[0] + ", " + args[1] + ")";
-  for (const char* n : kUnaryFloat) {
-    if (op->name == n) return float_math(n, t) + "(" + args[0] + ")";
+  DType ct = compute_type(t);
+  std::string r;
+  if (op->name == "sigmoid") {
+    r = call_helper(CHelper::kSigmoid, ct, args, ctx);
+  } else if (op->name == "pow") {
+    r = float_math("pow", ct) + "(" + args[0] + ", " + args[1] + ")";
+  } else {
+    for (const char* n : kUnaryFloat) {
+      if (op->name == n) r = float_math(n, ct) + "(" + args[0] + ")";
+    }
   }
-  throw bad("unknown function");
+  if (r.empty()) throw bad("unknown function");
+  return t == DType::kFloat16 ? round_f16(r, ctx) : r;
 }
 
 // For a >= 0 and b > 0, C's truncating / and % agree with floor division and modulo.
@@ -100,10 +152,33 @@ bool non_negative_over_positive(const BinaryNode* op, CEmitContext& ctx) {
   return a && *a >= 0;
 }
 
+// A float16 operation: computed in float, then rounded to float16 (min, max and comparisons are
+// exact and need no rounding).
+std::string emit_f16_binary(const BinaryNode* op, const std::string& a, const std::string& b,
+                            CEmitContext& ctx) {
+  const DType f = DType::kFloat32;
+  switch (op->kind) {
+    case ExprKind::kMin:
+      return call_helper(CHelper::kMin, f, {a, b}, ctx);
+    case ExprKind::kMax:
+      return call_helper(CHelper::kMax, f, {a, b}, ctx);
+    case ExprKind::kMod:
+      return round_f16(call_helper(CHelper::kFloorMod, f, {a, b}, ctx), ctx);
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMul:
+    case ExprKind::kDiv:
+      return round_f16(a + c_operator(op->kind) + b, ctx);
+    default:
+      return "(" + a + c_operator(op->kind) + b + ")";
+  }
+}
+
 std::string emit_binary(const BinaryNode* op, CEmitContext& ctx) {
   DType t = op->a.dtype();  // operand type (op->dtype is bool for comparisons)
   std::string a = c_expr(op->a, ctx);
   std::string b = c_expr(op->b, ctx);
+  if (t == DType::kFloat16) return emit_f16_binary(op, a, b, ctx);
   switch (op->kind) {
     case ExprKind::kDiv:
       if (is_float(t)) break;
@@ -156,7 +231,16 @@ std::string c_expr(const Expr& e, CEmitContext& ctx) {
     case ExprKind::kCast: {
       // C conversion rules, no saturation (see codegen_c.h).
       const auto* op = e.as<CastNode>();
-      return "((" + dtype_c_name(op->dtype) + ")" + c_expr(op->value, ctx) + ")";
+      std::string v = c_expr(op->value, ctx);
+      DType s = op->value.dtype();
+      if (op->dtype == DType::kFloat16) {
+        if (s == DType::kFloat16) return v;
+        // One rounding, from double: exact for every float and for every integer that does not
+        // overflow float16 anyway.
+        return round_f16("(double)" + v, ctx);
+      }
+      if (s == DType::kFloat16 && op->dtype == DType::kFloat32) return v;  // already a float
+      return "((" + c_value_type(op->dtype) + ")" + v + ")";
     }
     case ExprKind::kNot:
       return "(!" + c_expr(e.as<NotNode>()->a, ctx) + ")";
@@ -180,7 +264,12 @@ std::string c_expr(const Expr& e, CEmitContext& ctx) {
                                 op->buffer->name, "' with ", op->indices.size(),
                                 " indices; flatten_storage must leave exactly one"));
       }
-      return it->second + "[" + strip_outer_parens(c_expr(op->indices[0], ctx)) + "]";
+      std::string load = it->second + "[" + strip_outer_parens(c_expr(op->indices[0], ctx)) + "]";
+      if (op->buffer->dtype == DType::kFloat16) {  // stored as bits, computed in float
+        ctx.helpers.insert({CHelper::kF16, DType::kFloat16});
+        return "tsr_f16_value(" + load + ")";
+      }
+      return load;
     }
     case ExprKind::kProducerLoad:
     case ExprKind::kReduce:
@@ -192,6 +281,16 @@ std::string c_expr(const Expr& e, CEmitContext& ctx) {
       return emit_binary(op, ctx);
     }
   }
+}
+
+std::string c_value_type(DType t) {
+  return t == DType::kFloat16 ? std::string("float") : dtype_c_name(t);
+}
+
+std::string c_store_value(DType t, const std::string& value, CEmitContext& ctx) {
+  if (t != DType::kFloat16) return value;
+  ctx.helpers.insert({CHelper::kF16, DType::kFloat16});
+  return "tsr_f16_bits(" + strip_outer_parens(value) + ")";
 }
 
 std::string strip_outer_parens(const std::string& s) {

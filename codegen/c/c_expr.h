@@ -36,6 +36,13 @@ struct CEmitContext {
 // Reduce, a multi-dimensional buffer access, an unbound variable, an unknown math function).
 std::string c_expr(const Expr& e, CEmitContext& ctx);
 
+// The C type holding a value of type t in expressions and variables: float for float16 (whose
+// buffers hold uint16_t bits, dtype_c_name), dtype_c_name(t) otherwise.
+std::string c_value_type(DType t);
+// `value` (C text of a value of type t) converted to what a buffer of type t stores: the float16
+// bits for float16 (rounded to nearest even), `value` itself otherwise.
+std::string c_store_value(DType t, const std::string& value, CEmitContext& ctx);
+
 // "(a + b)" -> "a + b"; leaves "(a) + (b)" alone.
 std::string strip_outer_parens(const std::string& s);
 

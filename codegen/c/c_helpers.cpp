@@ -6,11 +6,49 @@ namespace tessera {
 
 namespace {
 
-constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv,  CHelper::kFloorMod, CHelper::kMin,
-                                   CHelper::kMax,       CHelper::kAbs,      CHelper::kSigmoid,
-                                   CHelper::kRequantize};
-constexpr DType kAllTypes[] = {DType::kBool,  DType::kInt8,  DType::kInt16,   DType::kInt32,
-                               DType::kInt64, DType::kUInt8, DType::kFloat32, DType::kFloat64};
+constexpr CHelper kAllHelpers[] = {CHelper::kFloorDiv,   CHelper::kFloorMod,  CHelper::kMin,
+                                   CHelper::kMax,        CHelper::kAbs,       CHelper::kSigmoid,
+                                   CHelper::kRequantize, CHelper::kShiftLeft, CHelper::kShiftRight};
+
+// The float16 conversions (see c_helpers.h), the same algorithm as runtime/base/float16.cpp.
+constexpr const char* kF16Block = R"(static inline uint16_t tsr_f16_bits(double x) {
+  union { double d; uint64_t u; } c = {x};
+  const uint16_t sign = (uint16_t)((c.u >> 48) & 0x8000u);
+  const int e = (int)((c.u >> 52) & 0x7ff);
+  const uint64_t m = c.u & ((UINT64_C(1) << 52) - 1);
+  if (e == 0x7ff) {
+    const uint16_t p = (uint16_t)(m >> 42);
+    return (uint16_t)(sign | 0x7c00u | (m == 0 ? 0u : p != 0 ? p : 1u));
+  }
+  if (e == 0) return sign;
+  const int ex = e - 1023;
+  if (ex > 15) return (uint16_t)(sign | 0x7c00u);  /* beyond the largest exponent: inf */
+  const uint64_t sig = m | (UINT64_C(1) << 52);
+  int shift = 42;
+  uint32_t base = 0;
+  if (ex >= -14) {
+    base = (uint32_t)(ex + 14) << 10;
+  } else {
+    shift = 28 - ex;
+    if (shift >= 64) return sign;
+  }
+  uint64_t q = sig >> shift;
+  const uint64_t rem = sig & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+  if (rem > half || (rem == half && (q & 1))) ++q;
+  return (uint16_t)(sign | (base + q));
+}
+static inline float tsr_f16_value(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) ? 0x80000000u : 0u, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    const float v = (float)m * 5.9604644775390625e-08f;
+    return sign ? -v : v;
+  }
+  union { uint32_t u; float f; } c;
+  c.u = sign | (e == 0x1f ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
+  return c.f;
+}
+static inline float tsr_f16_round(double x) { return tsr_f16_value(tsr_f16_bits(x)); }
+)";
 
 const char* type_suffix(DType t) {
   switch (t) {
@@ -26,6 +64,12 @@ const char* type_suffix(DType t) {
       return "i64";
     case DType::kUInt8:
       return "u8";
+    case DType::kUInt32:
+      return "u32";
+    case DType::kUInt64:
+      return "u64";
+    case DType::kFloat16:
+      return "f16";
     case DType::kFloat32:
       return "f32";
     case DType::kFloat64:
@@ -50,6 +94,12 @@ const char* helper_stem(CHelper h) {
       return "sigmoid";
     case CHelper::kRequantize:
       return "requantize";
+    case CHelper::kF16:
+      return "f16";
+    case CHelper::kShiftLeft:
+      return "shl";
+    case CHelper::kShiftRight:
+      return "shr";
   }
   return "?";
 }
@@ -109,6 +159,22 @@ std::string helper_body(CHelper h, DType t) {
              "  if (shift > 0) v = (v + ((int64_t)1 << (shift - 1))) >> shift;\n"
              "  v += zp;\n"
              "  return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);";
+    case CHelper::kShiftLeft:
+    case CHelper::kShiftRight: {
+      if (!is_int(t)) break;
+      // An amount outside [0, bits) shifts every bit out (C leaves it undefined).
+      std::string out_of_range = str(is_signed(t) ? "b < 0 || " : "", "b >= ", bits_of(t));
+      if (h == CHelper::kShiftLeft) {
+        // In the unsigned type of the same width, where C's << never overflows.
+        std::string u = is_signed(t) ? "(u" + T + ")" : "";
+        return str("return ", out_of_range, " ? 0 : (", T, ")(", u, "a << b);");
+      }
+      // >> of a negative value is arithmetic on every compiler tessera supports.
+      std::string all_out = is_signed(t) ? "(a < 0 ? -1 : 0)" : "0";
+      return str("return ", out_of_range, " ? ", all_out, " : ", narrow(t, "a >> b"), ";");
+    }
+    case CHelper::kF16:
+      break;
   }
   throw InternalError(str("codegen_c: no helper ", helper_stem(h), " for ", dtype_name(t)));
 }
@@ -118,10 +184,12 @@ bool is_unary(CHelper h) { return h == CHelper::kAbs || h == CHelper::kSigmoid; 
 }  // namespace
 
 std::string c_helper_name(CHelper h, DType t) {
+  if (h == CHelper::kF16) return "tsr_f16_round";
   return str("tsr_", helper_stem(h), "_", type_suffix(t));
 }
 
 std::string c_helper_definition(CHelper h, DType t) {
+  if (h == CHelper::kF16) return kF16Block;
   const std::string T = dtype_c_name(t);
   std::string body = helper_body(h, t);
   std::string params = is_unary(h) ? T + " a" : T + " a, " + T + " b";
@@ -151,11 +219,13 @@ const std::vector<std::string>& c_reserved_names() {
         "ceilf", "pow", "powf", "fabs", "fabsf", "abs", "aligned_alloc", "free", "NULL", "INFINITY",
         "NAN", "HUGE_VAL", "HUGE_VALF", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
         "uint32_t", "uint64_t", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "__ATOMIC_RELAXED",
-        "__atomic_store_n",
+        "__atomic_store_n", "uint16_t", "UINT32_C",
+        // the float16 conversions (kF16)
+        "tsr_f16_bits", "tsr_f16_value", "tsr_f16_round",
         // the generated function's own names
         "args", "tsr_status"};
     for (CHelper h : kAllHelpers) {
-      for (DType t : kAllTypes) v.push_back(c_helper_name(h, t));
+      for (DType t : all_dtypes()) v.push_back(c_helper_name(h, t));
     }
     return v;
   }();

@@ -185,7 +185,8 @@ class BodyWriter {
                               op->buffer->name, "' with ", op->indices.size(),
                               " indices; flatten_storage must leave exactly one"));
     }
-    line(it->second + "[" + expr(op->indices[0]) + "] = " + expr(op->value) + ";");
+    line(it->second + "[" + expr(op->indices[0]) +
+         "] = " + c_store_value(op->buffer->dtype, expr(op->value), ctx_) + ";");
   }
 
   void emit_allocate(const AllocateNode* op) {
@@ -244,7 +245,7 @@ class BodyWriter {
     }
     ctx_.bound_vars.insert(op->var.id());
     ctx_.ranges[op->var] = Interval::point(op->value);
-    line(str("const ", dtype_c_name(op->var.dtype()), " ", ctx_.names.name_of(op->var), " = ",
+    line(str("const ", c_value_type(op->var.dtype()), " ", ctx_.names.name_of(op->var), " = ",
              value, ";"));
     stmt(op->body);
     ctx_.bound_vars.erase(op->var.id());

@@ -11,7 +11,7 @@ using R = std::optional<BoxRange>;
 
 // The range if it lies inside t's values (so no value wraps), else nullopt.
 R fits(int64_t lo, int64_t hi, DType t) {
-  if (lo > hi || lo < int_min_of(t) || hi > int_max_of(t)) return std::nullopt;
+  if (lo > hi || !int_fits(lo, t) || !int_fits(hi, t)) return std::nullopt;
   return BoxRange{lo, hi};
 }
 
@@ -85,7 +85,8 @@ bool defined_everywhere(const Expr& e) {
 
 R bounds(const Expr& e, const Box& box) {
   DType t = e.dtype();
-  if (!is_int(t)) return std::nullopt;  // bool, floats
+  if (!is_int(t)) return std::nullopt;           // bool, floats
+  if (is_wide_unsigned(t)) return std::nullopt;  // wraps; a uint64 constant is a bit pattern
   switch (e.kind()) {
     case ExprKind::kIntImm: {
       int64_t v = wrap_int(e.as<IntImmNode>()->value, t);
@@ -236,8 +237,8 @@ bool proves(const Expr& first_e, const Expr& end_e, int64_t limit, const Box& bo
     DType t = forms->size.dtype;
     int64_t lo, hi;
     bool inside = !__builtin_sub_overflow(end->min, first->max, &lo) &&
-                  !__builtin_sub_overflow(end->max, first->min, &hi) && lo >= int_min_of(t) &&
-                  hi <= int_max_of(t);
+                  !__builtin_sub_overflow(end->max, first->min, &hi) && int_fits(lo, t) &&
+                  int_fits(hi, t);
     size = inside ? box_bounds(forms->size, box) : std::nullopt;
   }
   return proved();

@@ -41,6 +41,17 @@ ConstBounds type_range(DType t) {
 // The bounds of a value of type t whose mathematical bounds are b (see the header on overflow).
 ConstBounds fit_to_type(DType t, ConstBounds b) {
   if (!is_int(t) && t != DType::kBool) return {};
+  if (t == DType::kUInt64) {
+    // Mathematical bounds inside [0, INT64_MAX] are the value's; anything else may wrap or
+    // exceed what int64 bounds can say.
+    if (b.min && *b.min >= 0 && b.max) return b;
+    return {};
+  }
+  if (t == DType::kUInt32) {  // wraps, like the narrow types
+    const ConstBounds range{0, int_max_of(t)};
+    if (!b.min || !b.max || *b.min < 0 || *b.max > *range.max) return range;
+    return b;
+  }
   int64_t lo = int_min_of(t), hi = int_max_of(t);
   if (is_narrow(t)) {
     if (!b.min || !b.max || *b.min < lo || *b.max > hi) return type_range(t);
@@ -132,8 +143,11 @@ class BoundEval {
 
   ConstBounds compute(const Expr& e) {
     DType t = e.dtype();
-    if (const int64_t* v = as_const_int(e)) return {wrap_int(*v, t), wrap_int(*v, t)};
+    if (const int64_t* v = as_const_int(e)) return {wrap_int(*v, t), wrap_int(*v, t)};  // see fit
     if (!is_int(t)) return type_range(t);
+    // uint32/uint64 arithmetic wraps and uint64 does not fit int64: only constants (above) and
+    // the type's range (fit_to_type) are known; casts from such a value are bounded by it.
+    if (is_wide_unsigned(t)) return {};
     switch (e.kind()) {
       case ExprKind::kVar:
         return var(Var(e));

@@ -11,6 +11,8 @@
 //     min(io*32 + 31, 99) - io*32 + 1 == min(32, 100 - io*32) <= 32.
 // Both are limited by a fixed budget per query, so the cost stays linear in practice.
 //
+// uint32/uint64: a constant is its value (a uint64 above INT64_MAX is unbounded); anything else
+// is the type's range (uint32) or unbounded (uint64), never analysed as signed numbers.
 // Overflow: for int8/int16/uint8/bool the bounds are exact about wrapping (a sum that may leave
 // the type's range gets the whole range). For int32/int64 a constant bound outside the type makes
 // the result unbounded, but symbolic reasoning assumes index arithmetic does not overflow, as

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "runtime/base/error.h"
+#include "runtime/base/float16.h"
 
 namespace tessera {
 
@@ -46,8 +47,43 @@ bool compare(ExprKind k, T x, T y) {
   }
 }
 
+// uint64: operands are bit patterns; division, modulo, min, max and comparisons are unsigned.
+Expr fold_uint64(ExprKind k, uint64_t x, uint64_t y) {
+  const DType t = DType::kUInt64;
+  auto bits = [&](uint64_t v) { return make_int(static_cast<int64_t>(v), t); };
+  switch (k) {
+    case ExprKind::kAdd:
+      return bits(x + y);
+    case ExprKind::kSub:
+      return bits(x - y);
+    case ExprKind::kMul:
+      return bits(x * y);
+    case ExprKind::kDiv:
+      return y == 0 ? Expr() : bits(x / y);
+    case ExprKind::kMod:
+      return y == 0 ? Expr() : bits(x % y);
+    case ExprKind::kMin:
+      return bits(x < y ? x : y);
+    case ExprKind::kMax:
+      return bits(x < y ? y : x);
+    case ExprKind::kEQ:
+    case ExprKind::kNE:
+    case ExprKind::kLT:
+    case ExprKind::kLE:
+    case ExprKind::kGT:
+    case ExprKind::kGE:
+      return make_bool(compare(k, x, y));
+    default:
+      return Expr();
+  }
+}
+
 Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
-  // Operands are read as values of their type; arithmetic is done modulo 2^64 and then wrapped.
+  if (t == DType::kUInt64)
+    return fold_uint64(k, static_cast<uint64_t>(x), static_cast<uint64_t>(y));
+  // Operands are read as values of their type (for uint8 and uint32 non-negative, so the signed
+  // division, modulo and comparisons below are the unsigned ones); arithmetic is done modulo 2^64
+  // and then wrapped.
   x = wrap_int(x, t);
   y = wrap_int(y, t);
   uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
@@ -82,10 +118,11 @@ Expr fold_int(ExprKind k, DType t, int64_t x, int64_t y) {
   }
 }
 
-// The value of a float32 or float64 operation, rounded as the backend rounds it. Adding,
-// multiplying or dividing two floats in double and rounding once to float gives the correctly
-// rounded float result, so float32 folds through double exactly.
+// The value of a float16, float32 or float64 operation, rounded as the backend rounds it. Adding,
+// multiplying or dividing two floats in double and rounding once to float (or float16) gives the
+// correctly rounded result, so float32 and float16 fold through double exactly.
 double round_to(double v, DType t) {
+  if (t == DType::kFloat16) return round_to_float16(v);
   return t == DType::kFloat32 ? static_cast<double>(static_cast<float>(v)) : v;
 }
 
@@ -144,9 +181,16 @@ Expr const_fold_cast(DType t, const Expr& v) {
   if (const auto* i = v.as<IntImmNode>()) {
     int64_t x = wrap_int(i->value, v.dtype());
     if (is_float(t)) {
-      return make_float(t == DType::kFloat32 ? static_cast<double>(static_cast<float>(x))
-                                             : static_cast<double>(x),
-                        t);
+      // One rounding from the integer (C's conversion); a uint64 bit pattern converts unsigned.
+      // float16 rounds from the double, which is exact for every integer float16 can hold.
+      bool u64 = v.dtype() == DType::kUInt64;
+      uint64_t ux = static_cast<uint64_t>(x);
+      if (t == DType::kFloat32) {
+        return make_float(u64 ? static_cast<double>(static_cast<float>(ux))
+                              : static_cast<double>(static_cast<float>(x)),
+                          t);
+      }
+      return make_float(u64 ? static_cast<double>(ux) : static_cast<double>(x), t);
     }
     return make_wrapped_int(x, t);
   }
@@ -157,6 +201,10 @@ Expr const_fold_cast(DType t, const Expr& v) {
     // C truncates toward zero; out of range (or NaN) is undefined there, so it is not folded.
     if (std::isnan(x)) return Expr();
     double tr = std::trunc(x);
+    if (t == DType::kUInt64) {
+      if (tr < 0 || tr >= 1.8e19) return Expr();
+      return make_int(static_cast<int64_t>(static_cast<uint64_t>(tr)), t);
+    }
     if (tr < static_cast<double>(int_min_of(t)) || tr > static_cast<double>(int_max_of(t)) ||
         tr >= 9.2e18 || tr <= -9.2e18) {
       return Expr();

@@ -65,7 +65,7 @@ class IntervalEval {
  private:
   static bool out_of_type(const Expr& b, DType t) {
     const int64_t* v = as_const_int(b);
-    return v && (*v < int_min_of(t) || *v > int_max_of(t));
+    return v && !int_fits(*v, t);
   }
 
   // op(a, b) on bounds: exact (not wrapped) when both are constants, simplified otherwise.
@@ -113,6 +113,11 @@ class IntervalEval {
   Expr upper_max(const Expr& a, const Expr& b) { return bound(ExprKind::kMax, a, b); }
 
   Interval compute(const Expr& e) {
+    // uint32/uint64 wrap and are not analysed as numbers (rewrite.h): a value that depends on
+    // a ranged variable is unbounded, any other is itself.
+    if (is_wide_unsigned(e.dtype())) {
+      return any_var_ranged(e, ranges_) ? Interval{} : Interval::point(e);
+    }
     switch (e.kind()) {
       case ExprKind::kIntImm:
         return Interval::point(e);
@@ -154,13 +159,13 @@ class IntervalEval {
                           ? eval(v)
                           : from_const(const_bounds(v, ranges_), s);
         // A widening cast keeps the bounds; a narrowing one only when they are constants that fit.
-        bool widening = int_min_of(t) <= int_min_of(s) && int_max_of(t) >= int_max_of(s);
+        bool widening = int_holds(t, s);
         if (widening) {
           auto cast_bound = [&](const Expr& b) { return b.defined() ? rewrite_cast(t, b) : b; };
           return {cast_bound(iv.min), cast_bound(iv.max)};
         }
         const int64_t *lo = as_const_int(iv.min), *hi = as_const_int(iv.max);
-        if (!lo || !hi || *lo < int_min_of(t) || *hi > int_max_of(t)) return {};
+        if (!lo || !hi || !int_fits(*lo, t) || !int_fits(*hi, t)) return {};
         return {make_int(*lo, t), make_int(*hi, t)};
       }
       default:

@@ -358,7 +358,7 @@ Expr term_expr(const Expr& atom, int64_t coef, DType t) {
 // -v is representable as a positive value of t (so "x - 3" can be written instead of "x + -3").
 bool negatable(int64_t v, DType t) {
   return v < 0 &&
-         (t == DType::kUInt8 || -static_cast<uint64_t>(v) <= static_cast<uint64_t>(int_max_of(t)));
+         (is_unsigned(t) || -static_cast<uint64_t>(v) <= static_cast<uint64_t>(int_max_of(t)));
 }
 
 }  // namespace

@@ -322,6 +322,33 @@ Expr rewrite_data_arith(ExprKind k, const Expr& a, const Expr& b) {
   return make_binary(k, a, b);
 }
 
+// uint32 / uint64 (wrapping modulo 2^n, uint64 constants stored as bit patterns): constants fold
+// with unsigned semantics (const_fold), and beyond that only identities that hold for every
+// value: x+0, x-0, x-x, x*1, x*0, x/1, x%1, min(x, x), x == x. No bounds, no linear forms: those
+// read int64 values as signed numbers.
+Expr rewrite_wide_unsigned(ExprKind k, const Expr& a, const Expr& b) {
+  switch (k) {
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMul:
+      return rewrite_data_arith(k, a, b);
+    case ExprKind::kDiv:
+    case ExprKind::kMod:
+      if (is_const_int(b, 1)) return k == ExprKind::kDiv ? a : make_int(0, a.dtype());
+      break;
+    case ExprKind::kMin:
+    case ExprKind::kMax:
+      if (structural_equal(a, b)) return a;
+      break;
+    default:
+      if (is_compare(k) && structural_equal(a, b)) {
+        return make_bool(k == ExprKind::kEQ || k == ExprKind::kLE || k == ExprKind::kGE);
+      }
+      break;
+  }
+  return make_binary(k, a, b);
+}
+
 Expr rewrite_logical(ExprKind k, const Expr& a, const Expr& b) {
   bool is_and = k == ExprKind::kAnd;
   const int64_t *ca = as_const_int(a), *cb = as_const_int(b);
@@ -342,6 +369,7 @@ Expr rewrite_binary(ExprKind k, const Expr& a, const Expr& b, const VarRanges& r
   if (Expr folded = const_fold(k, a, b); folded.defined()) return folded;
   if (a.dtype() != b.dtype()) return make_binary(k, a, b);
   DType t = a.dtype();
+  if (is_wide_unsigned(t)) return rewrite_wide_unsigned(k, a, b);
   switch (k) {
     case ExprKind::kAdd:
     case ExprKind::kSub:
@@ -391,8 +419,7 @@ Expr rewrite_cast(DType t, const Expr& v) {
   // t(s(x)) == x when x has type t and s holds every value of t (a widening round trip).
   if (const auto* inner = v.as<CastNode>()) {
     DType s = v.dtype(), xt = inner->value.dtype();
-    if (xt == t && is_int(s) && is_int(t) && int_min_of(s) <= int_min_of(t) &&
-        int_max_of(s) >= int_max_of(t)) {
+    if (xt == t && is_int(s) && is_int(t) && int_holds(s, t)) {
       return inner->value;
     }
   }

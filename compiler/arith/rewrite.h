@@ -12,6 +12,9 @@
 // computed from loads or calls: an accumulator may really wrap) keeps its shape, which later
 // passes pattern-match (acc + a*b is a MAC): only x+0, x-0, x-x, x*1, x*0 simplify; division,
 // min/max and comparisons are decided from the bounds of each operand separately.
+// uint32/uint64: constants fold with unsigned semantics; otherwise only the identities exact
+// under wrapping (x+0, x-0, x-x, x*1, x*0, x/1, x%1, min(x, x), x == x): no bounds, no linear
+// forms, which read values as signed int64 numbers.
 // Floats: constant operands fold; nothing else (no reassociation, no x*1.0).
 // Bools: constants fold through && || !, x && true == x, !!x == x, !(a < b) == a >= b on integers.
 //

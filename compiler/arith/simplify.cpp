@@ -212,7 +212,8 @@ class Simplifier : public IRMutator {
       const Expr& v = op->a;
       const Expr& e = op->b;
       DType t = v.dtype();
-      if (v.kind() != ExprKind::kVar || !is_int(t) || uses_var(e, Var(v))) return;
+      if (v.kind() != ExprKind::kVar || !is_int(t) || is_wide_unsigned(t) || uses_var(e, Var(v)))
+        return;
       Expr one = make_int(1, t);
       Expr lo, hi;
       switch (c.kind()) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "runtime/base/error.h"
+#include "runtime/base/float16.h"
 
 namespace tessera {
 
@@ -46,6 +47,9 @@ Expr make_int(int64_t value, DType t) {
 }
 Expr make_float(double value, DType t) {
   TESSERA_ICHECK(is_float(t), "make_float with type ", dtype_name(t));
+  // A float16 constant is its value rounded to float16 (what it holds in memory and in every
+  // computation), so folding and code generation never see an unrepresentable float16.
+  if (t == DType::kFloat16) value = round_to_float16(value);
   return Expr(std::make_shared<FloatImmNode>(t, value));
 }
 Expr make_bool(bool value) { return make_int(value ? 1 : 0, DType::kBool); }

@@ -68,11 +68,21 @@ class Printer : public IRVisitor {
     } else if (op->dtype == DType::kBool) {
       os_ << (op->value ? "true" : "false");
     } else {
-      os_ << dtype_name(op->dtype) << "(" << op->value << ")";
+      os_ << dtype_name(op->dtype) << "(";
+      if (op->dtype == DType::kUInt64) {
+        os_ << static_cast<uint64_t>(op->value);  // the bit pattern's unsigned value
+      } else {
+        os_ << op->value;
+      }
+      os_ << ")";
     }
   }
   void visit_FloatImm(const FloatImmNode* op, const Expr&) override {
-    os_ << format_float(op->value, op->dtype);
+    if (op->dtype == DType::kFloat16) {
+      os_ << "float16(" << format_float(op->value, DType::kFloat64) << ")";
+    } else {
+      os_ << format_float(op->value, op->dtype);
+    }
   }
   void visit_Var(const VarNode*, const Expr& e) override { os_ << names_.name_of(Var(e)); }
   void visit_Cast(const CastNode* op, const Expr&) override {

@@ -43,9 +43,11 @@ Expr int_literal(int64_t v, DType like) {
   if (like == DType::kBool) {
     throw ExprError(str("integer literal ", v, " used with a bool; cast the bool first"));
   }
-  if (v < int_min_of(like) || v > int_max_of(like)) {
+  if (!int_fits(v, like)) {
+    std::string hi =
+        is_unsigned(like) ? std::to_string(uint_max_of(like)) : std::to_string(int_max_of(like));
     throw ExprError(str("integer literal ", v, " does not fit in ", dtype_name(like), " (range ",
-                        int_min_of(like), "..", int_max_of(like), ")"));
+                        int_min_of(like), "..", hi, ")"));
   }
   return make_int(v, like);
 }
@@ -69,8 +71,10 @@ Expr logical_not(Expr a) {
 
 Expr negate(Expr a) {
   if (a.dtype() == DType::kBool) throw ExprError("unary minus is not defined on bool");
-  if (a.dtype() == DType::kUInt8) {
-    throw ExprError("unary minus on uint8 would wrap; cast to a signed type first");
+  if (is_unsigned(a.dtype())) {
+    throw ExprError(str("unary minus on ", dtype_name(a.dtype()),
+                        " would wrap; cast to a signed type first (or write 0 - x for the "
+                        "wrapped value)"));
   }
   return make_binary(ExprKind::kSub, make_const(a.dtype(), 0), a);
 }
@@ -107,6 +111,29 @@ Expr requantize(Expr x, int64_t multiplier, int64_t shift, int64_t zero_point) {
   return make_call(DType::kInt8, "requantize",
                    {x, make_int(multiplier, DType::kInt64), make_int(shift, DType::kInt64),
                     make_int(zero_point, DType::kInt64)});
+}
+
+Expr bitwise_op(const std::string& name, Expr a, Expr b) {
+  DType ta = a.dtype(), tb = b.dtype();
+  if (!is_int(ta) || !is_int(tb)) {
+    throw ExprError(str(name, " needs integer operands, got ", dtype_name(ta), " and ",
+                        dtype_name(tb),
+                        is_float(ta) || is_float(tb) ? "; cast the float first" : "",
+                        ta == DType::kBool || tb == DType::kBool ? "; use & | on two bools" : ""));
+  }
+  std::optional<DType> t = promote(ta, tb);
+  if (!t) {
+    throw ExprError(str(name, " mixes ", dtype_name(ta), " and ", dtype_name(tb),
+                        ", which would lose information; cast one side explicitly"));
+  }
+  return make_call(*t, name, {make_cast(*t, a), make_cast(*t, b)});
+}
+
+Expr bitwise_not(Expr a) {
+  if (!is_int(a.dtype())) {
+    throw ExprError(str("bitwise_not needs an integer operand, got ", dtype_name(a.dtype())));
+  }
+  return make_call(a.dtype(), "bitwise_not", {a});
 }
 
 Expr math_call(const std::string& name, std::vector<Expr> args) {

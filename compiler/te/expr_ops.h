@@ -27,6 +27,13 @@ Expr cast(DType t, Expr v);
 // exp, log, sqrt, tanh, sigmoid, floor, ceil (float only); abs (int or float); pow (float).
 Expr math_call(const std::string& name, std::vector<Expr> args);
 
+// Integer bit operations, TVM's tir.shift_left / shift_right / bitwise_and / bitwise_or /
+// bitwise_xor (Python's << >> & | ^ on integer expressions): a Call of that name on the promoted
+// integer type (ExprError for floats and bool). Shifts follow numpy: right shifts are arithmetic
+// for signed and logical for unsigned types; an amount outside [0, bits) shifts every bit out.
+Expr bitwise_op(const std::string& name, Expr a, Expr b);
+Expr bitwise_not(Expr a);  // ~a on an integer type
+
 // The NPU's int32 -> int8 requantization (docs/npu_isa.md):
 //   clamp(((x * multiplier + 2^(shift-1)) >> shift) + zero_point, -128, 127)   (no rounding
 // term when shift = 0), computed exactly in 64 bits. x must be int32; multiplier an int32,

@@ -520,7 +520,9 @@ Expr reduce_identity(ReduceKind k, DType t) {
     double inf = std::numeric_limits<double>::infinity();
     return make_float(is_max ? -inf : inf, t);
   }
-  return make_int(is_max ? int_min_of(t) : int_max_of(t), t);
+  if (is_max) return make_int(int_min_of(t), t);
+  // uint64's largest value is the all-ones bit pattern (IntImm holds uint64 as bits).
+  return make_int(t == DType::kUInt64 ? static_cast<int64_t>(uint_max_of(t)) : int_max_of(t), t);
 }
 
 }  // namespace tessera

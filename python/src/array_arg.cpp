@@ -23,7 +23,10 @@ NDArray array_arg(const py::handle& h, const std::string& arg) {
   }
   std::string dname = py::str(a.dtype().attr("name"));
   std::optional<DType> t = parse_dtype(dname);
-  if (!t) throw ArgumentError(str(arg, ": numpy dtype ", dname, " is not supported"));
+  if (!t) {
+    throw ArgumentError(
+        str(arg, ": numpy dtype ", dname, " is not supported; supported: ", known_dtype_names()));
+  }
   if (!a.dtype().attr("isnative").cast<bool>()) {
     std::string order = py::str(a.dtype().attr("str"));
     throw ArgumentError(str(arg, ": the array's dtype '", order,

@@ -36,6 +36,12 @@ std::string numpy_format(DType t) {
       return "q";
     case DType::kUInt8:
       return "B";
+    case DType::kUInt32:
+      return "I";
+    case DType::kUInt64:
+      return "Q";
+    case DType::kFloat16:
+      return "e";
     case DType::kFloat32:
       return "f";
     case DType::kFloat64:
@@ -131,7 +137,9 @@ void bind_runtime(py::module_& m) {
       });
   m.def("nd_empty", [](const std::vector<int64_t>& shape, const std::string& dtype) {
     auto t = parse_dtype(dtype);
-    if (!t) throw ArgumentError("nd.empty: unknown dtype '" + dtype + "'");
+    if (!t) {
+      throw ArgumentError("nd.empty: unknown dtype '" + dtype + "'; known: " + known_dtype_names());
+    }
     return NDArray::empty(shape, *t);
   });
 

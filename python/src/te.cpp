@@ -11,6 +11,7 @@
 #include "compiler/ir/ir_printer.h"
 #include "python/src/py_args.h"
 #include "python/src/py_handles.h"
+#include "python/src/te_const.h"
 #include "runtime/base/error.h"
 
 namespace py = pybind11;
@@ -27,20 +28,6 @@ PyOperation py_op(const Operation& op) { return std::const_pointer_cast<Operatio
 
 namespace {
 
-// The largest finite value of a float type.
-double max_finite(DType t) {
-  return t == DType::kFloat32 ? double(std::numeric_limits<float>::max())
-                              : std::numeric_limits<double>::max();
-}
-
-DType dtype_from(const std::string& name) {
-  auto t = parse_dtype(name);
-  if (!t) {
-    throw ExprError(str("unknown dtype '", name,
-                        "'; known: bool, int8, int16, int32, int64, uint8, float32, float64"));
-  }
-  return *t;
-}
 
 // A tensor's shape as text, symbolic dimensions as their expressions.
 std::string shape_str(const Tensor& t) {
@@ -68,6 +55,7 @@ Expr to_expr(const py::handle& h, std::optional<DType> like = std::nullopt) {
   }
   if (is_bool_literal(h)) return make_bool(PyObject_IsTrue(h.ptr()) == 1);
   if (is_int_literal(h)) {
+    if (like && *like == DType::kUInt64) return int_constant(h, *like, "integer literal");
     int64_t v = int64_arg<ExprError>(h, "integer literal");
     if (like) return int_literal(v, *like);
     return int_literal(v, DType::kInt32);
@@ -88,6 +76,25 @@ Expr binary(ExprKind k, const py::handle& a, const py::handle& b) {
   }
   Expr ea = to_expr(a);
   return binary_op(k, ea, to_expr(b, ea.dtype()));
+}
+
+// a & b, a | b: logical on bools, bitwise (as TVM) on integers; a << b, a >> b, a ^ b: bitwise.
+// Literals take the other operand's type, as in binary().
+Expr bits(const char* name, const py::handle& a, const py::handle& b) {
+  Expr ea, eb;
+  if (is_literal(a) && !is_literal(b)) {
+    eb = to_expr(b);
+    ea = to_expr(a, eb.dtype());
+  } else {
+    ea = to_expr(a);
+    eb = to_expr(b, ea.dtype());
+  }
+  std::string n = name;
+  if ((n == "bitwise_and" || n == "bitwise_or") && ea.dtype() == DType::kBool &&
+      eb.dtype() == DType::kBool) {
+    return binary_op(n == "bitwise_and" ? ExprKind::kAnd : ExprKind::kOr, ea, eb);
+  }
+  return bitwise_op(n, ea, eb);
 }
 
 // Index `i` of a read of tensor `t`: an expression, an axis or a Python integer.
@@ -262,15 +269,29 @@ void add_operators(Cls& cls) {
   def2("__le__", K::kLE, false);
   def2("__gt__", K::kGT, false);
   def2("__ge__", K::kGE, false);
-  def2("__and__", K::kAnd, false);
-  def2("__rand__", K::kAnd, true);
-  def2("__or__", K::kOr, false);
-  def2("__ror__", K::kOr, true);
+  auto defbits = [&cls](const char* name, const char* op, bool reflected) {
+    cls.def(name, [op, reflected](const py::object& self, const py::object& other) {
+      return reflected ? bits(op, other, self) : bits(op, self, other);
+    });
+  };
+  defbits("__and__", "bitwise_and", false);
+  defbits("__rand__", "bitwise_and", true);
+  defbits("__or__", "bitwise_or", false);
+  defbits("__ror__", "bitwise_or", true);
+  defbits("__xor__", "bitwise_xor", false);
+  defbits("__rxor__", "bitwise_xor", true);
+  defbits("__lshift__", "shift_left", false);
+  defbits("__rlshift__", "shift_left", true);
+  defbits("__rshift__", "shift_right", false);
+  defbits("__rrshift__", "shift_right", true);
   cls.def("equal", [](const py::object& a, const py::object& b) { return binary(K::kEQ, a, b); });
   cls.def("not_equal",
           [](const py::object& a, const py::object& b) { return binary(K::kNE, a, b); });
   cls.def("__neg__", [](const py::object& a) { return negate(to_expr(a)); });
-  cls.def("__invert__", [](const py::object& a) { return logical_not(to_expr(a)); });
+  cls.def("__invert__", [](const py::object& a) {
+    Expr e = to_expr(a);
+    return is_int(e.dtype()) ? bitwise_not(e) : logical_not(e);
+  });
   cls.def("astype", [](const py::object& a, const std::string& t) {
     return cast(dtype_from(t), to_expr(a));
   });
@@ -285,6 +306,7 @@ void add_operators(Cls& cls) {
 
 void bind_te(py::module_& m) {
   py::module_ te = m.def_submodule("te", "tensor expressions");
+  bind_te_const(te);
 
   py::class_<Expr> expr(te, "Expr");
   expr.def_property_readonly("dtype", [](const Expr& e) { return dtype_name(e.dtype()); })
@@ -622,17 +644,6 @@ void bind_te(py::module_& m) {
     std::vector<Expr> inits = init.is_none() ? std::vector<Expr>{} : values(init, "init= has");
     return comm_reduce(comm_reducer(name, lhs, rhs, combine, identity), srcs, axes, w, inits);
   });
-  // TVM's te.min_value / te.max_value: the lowest / highest finite value of a type.
-  te.def("min_value", [](const std::string& dtype) {
-    DType t = dtype_from(dtype);
-    if (is_float(t)) return make_float(-max_finite(t), t);
-    return make_int(int_min_of(t), t);
-  });
-  te.def("max_value", [](const std::string& dtype) {
-    DType t = dtype_from(dtype);
-    if (is_float(t)) return make_float(max_finite(t), t);
-    return make_int(int_max_of(t), t);
-  });
   te.def("_binary_max",
          [](const py::object& a, const py::object& b) { return binary(ExprKind::kMax, a, b); });
   te.def("_binary_min",
@@ -646,6 +657,10 @@ void bind_te(py::module_& m) {
     }
     throw InternalError("unknown binary op " + op);
   });
+  te.def("_bits", [](const std::string& name, const py::object& a, const py::object& b) {
+    return bits(name.c_str(), a, b);
+  });
+  te.def("_bitwise_not", [](const py::object& a) { return bitwise_not(to_expr(a)); });
   te.def("select", [](const py::object& c, const py::object& t, const py::object& f) {
     Expr cond = to_expr(c);
     if (is_literal(t) && !is_literal(f)) {
@@ -655,30 +670,6 @@ void bind_te(py::module_& m) {
     Expr et = to_expr(t);
     return select(cond, et, to_expr(f, et.dtype()));
   });
-  te.def(
-      "const",
-      [](const py::object& v, const std::string& dtype) {
-        DType t = dtype_from(dtype);
-        // Python floats and numpy floating scalars.
-        bool floating =
-            py::isinstance<py::float_>(v) ||
-            (!is_py_integer(v) && !py::isinstance<py::str>(v) && py::hasattr(v, "__float__"));
-        if (floating) {
-          if (!is_float(t)) throw ExprError(str("const: float value for dtype ", dtype));
-          return make_float(py::float_(v).cast<double>(), t);
-        }
-        if (t == DType::kBool) {
-          if (!py::isinstance<py::bool_>(v) && !is_py_integer(v))
-            throw ExprError(str("te.const: value for bool must be a bool, got ", describe_py(v)));
-          return make_bool(v.cast<bool>());
-        }
-        if (is_float(t) && !is_py_integer(v)) {
-          throw ExprError(
-              str("te.const: value for ", dtype, " must be a number, got ", describe_py(v)));
-        }
-        return int_literal(int64_arg<ExprError>(v, str("te.const: value for ", dtype)), t);
-      },
-      py::arg("value"), py::arg("dtype") = "int32");
   te.def("cast", [](const py::object& v, const std::string& dtype) {
     return cast(dtype_from(dtype), to_expr(v));
   });

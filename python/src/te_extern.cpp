@@ -39,7 +39,7 @@ struct PyExternCall {
 
 DType dtype_arg(const std::string& name, const std::string& what) {
   auto t = parse_dtype(name);
-  if (!t) throw ExprError(str(what, ": unknown dtype '", name, "'"));
+  if (!t) throw ExprError(str(what, ": unknown dtype '", name, "'; known: ", known_dtype_names()));
   return *t;
 }
 

@@ -6,7 +6,39 @@
 from ._tessera import ExprError as _ExprError
 from ._tessera import te as _te
 
-__all__ = ["call_extern", "call_packed"]
+__all__ = ["call_extern", "call_packed", "const", "shift_left", "shift_right", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_not"]
+
+
+def const(value, dtype="int32"):
+    """TVM's tvm.tir.const: a constant of `dtype` (uint64 takes 0 .. 2**64 - 1; float16 rounds)."""
+    return _te.const(value, dtype)
+
+
+def shift_left(x, y):
+    """x << y (integers; an amount outside [0, bits) gives 0, as numpy)."""
+    return _te._bits("shift_left", x, y)
+
+
+def shift_right(x, y):
+    """x >> y: arithmetic for signed, logical for unsigned types (numpy's)."""
+    return _te._bits("shift_right", x, y)
+
+
+def bitwise_and(x, y):
+    return _te._bits("bitwise_and", x, y)
+
+
+def bitwise_or(x, y):
+    return _te._bits("bitwise_or", x, y)
+
+
+def bitwise_xor(x, y):
+    return _te._bits("bitwise_xor", x, y)
+
+
+def bitwise_not(x):
+    return _te._bitwise_not(x)
 
 
 def call_extern(dtype, func_name, *args):

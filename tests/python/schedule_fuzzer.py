@@ -54,6 +54,14 @@ ALWAYS_INT = {"batch_matmul_int"}
 SECOND_COMPILER = "clang" if shutil.which("clang") else None
 INT_OK = {"matmul", "batch_matmul", "conv2d", "depthwise_conv2d", "max_pool2d", "transpose",
           "elementwise_chain", "dense_bias_relu"}
+# TVM's other dtypes (issue 13), drawn from their own random stream so that the schedules, shapes
+# and inputs of the seeds above stay what they were: some int32 cases of these operators become
+# uint32 or uint64 (wrapping arithmetic, unsigned division and max; the numpy references wrap
+# the same way), some float32 cases of operators whose results are exact (copies, max) become
+# float16, compared bit for bit.
+UNSIGNED_OK = {"matmul", "batch_matmul", "transpose", "elementwise_chain", "max_pool2d",
+               "batch_matmul_int"}
+FLOAT16_OK = {"transpose", "max_pool2d"}
 
 
 # Symbolic shapes (te.var): operators whose builders use their sizes only in te calls, so that
@@ -82,6 +90,8 @@ class Fuzzer:
         """second_compiler_every: build every n-th integer schedule with the second compiler
         too (CI uses 3 to stay fast; the nightly-size run 1)."""
         self.rng = np.random.default_rng(seed)
+        self.dtype_rng = np.random.default_rng([seed, 13])
+        self.built_by_dtype = collections.Counter()
         self.second_compiler = second_compiler
         self.second_compiler_every = second_compiler_every
         self.integer_built = 0
@@ -184,6 +194,11 @@ class Fuzzer:
         dtype = "float32"
         if name in ALWAYS_INT or (name in INT_OK and r.random() < 0.4):
             dtype = "int32" if r.random() < 0.5 else "int8"
+        d = self.dtype_rng.random()
+        if dtype == "int32" and name in UNSIGNED_OK and d < 0.3:
+            dtype = "uint32" if d < 0.15 else "uint64"
+        elif dtype == "float32" and name in FLOAT16_OK and d < 0.25:
+            dtype = "float16"
         kw = SMALL_SHAPES[name](r)
         if name in ("matmul", "conv2d") and dtype == "int8":
             kw["acc"] = "int32"
@@ -214,6 +229,7 @@ class Fuzzer:
                     f"wrong result:\n{s}\n{tessera.lower(s, case.args)}\n{e}") from None
         self.built += 1
         self.built_by_op[name] += 1
+        self.built_by_dtype[dtype] += 1
 
     def one_symbolic(self, index, sizes_per_schedule=3):
         """A random schedule over size variables: built once (a SymbolicModule), then called at
@@ -252,7 +268,9 @@ class Fuzzer:
                  f"{self.checked_with_second_compiler} integer schedules also built with "
                  f"{self.second_compiler or 'no second compiler'} and matched",
                  "  built by operator: " + ", ".join(
-                     f"{k} {v}" for k, v in sorted(self.built_by_op.items()))]
+                     f"{k} {v}" for k, v in sorted(self.built_by_op.items())),
+                 "  built by dtype: " + ", ".join(
+                     f"{k} {v}" for k, v in sorted(self.built_by_dtype.items()))]
         for reason, n in sorted(self.rejected.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"  rejected {n:4d}  {reason}")
         lines.append(f"  primitives refused while generating: {sum(self.primitive_errors.values())}")

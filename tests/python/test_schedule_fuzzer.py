@@ -31,6 +31,9 @@ def test_random_schedules_build_correctly_or_are_rejected(capsys):
     # the class that found GCC's miscompile.
     assert fz.built >= COUNT // 2
     assert fz.built_by_op["batch_matmul_int"] >= COUNT // 20
+    # ... and the dtypes TVM users bring: uint32, uint64 and float16 (bit-exact references).
+    for dtype in ("uint32", "uint64", "float16"):
+        assert fz.built_by_dtype[dtype] >= COUNT // 200, fz.built_by_dtype
 
 
 SYMBOLIC_COUNT = int(os.environ.get("TESSERA_FUZZ_SYMBOLIC_SCHEDULES", "40"))

@@ -21,13 +21,12 @@ double since_us(std::chrono::steady_clock::time_point t0) {
 
 // The fingerprint of a kernel whose name is already empty: FNV-1a 64 of the file's bytes. The
 // file ends with its checksum, the FNV-1a 64 of every byte before it, which is the hash's state
-// after those bytes; so the fingerprint continues from the checksum over its own 8 bytes instead
-// of hashing the whole file a second time (the same value).
+// after those bytes; so the fingerprint continues from the checksum over its own 8 bytes, and the
+// checksum is computed without building the file (kernel_file_checksum): the same value.
 std::string unnamed_fingerprint(const npu::Kernel& k) {
-  std::vector<uint8_t> bytes = npu::serialize_kernel(k);
-  const uint8_t* trailer = bytes.data() + bytes.size() - 8;
-  uint64_t checksum = 0;
-  for (int i = 0; i < 8; ++i) checksum |= static_cast<uint64_t>(trailer[i]) << (8 * i);
+  uint64_t checksum = npu::kernel_file_checksum(k);
+  uint8_t trailer[8];
+  for (int i = 0; i < 8; ++i) trailer[i] = static_cast<uint8_t>(checksum >> (8 * i));
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(fnv1a64(trailer, 8, checksum)));

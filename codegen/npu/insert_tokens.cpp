@@ -46,16 +46,18 @@ class TokenInserter {
       for (const Access& x : in_[i].accesses)
         touches_[qi(a)][static_cast<int>(x.space)][x.write].push_back({x.lo, x.hi, idx});
     }
-    std::vector<npu::Insn> out(nodes_.size());
-    for (size_t k = 0; k < nodes_.size(); ++k) {
-      const Node& n = nodes_[k];
+    // Each instruction copied once, straight into place.
+    std::vector<npu::Insn> out;
+    out.reserve(nodes_.size());
+    for (const Node& n : nodes_) {
       if (n.source >= 0) {
-        out[k] = in_[n.source].insn;
+        out.push_back(in_[n.source].insn);
       } else {
-        out[k].opcode = npu::Opcode::kSync;
-        out[k].sync_queue = n.queue;
+        out.emplace_back();
+        out.back().opcode = npu::Opcode::kSync;
+        out.back().sync_queue = n.queue;
       }
-      out[k].deps = n.deps;
+      out.back().deps = n.deps;
     }
     return out;
   }

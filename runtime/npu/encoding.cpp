@@ -1,6 +1,7 @@
 #include "runtime/npu/encoding.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "runtime/base/error.h"
@@ -8,11 +9,17 @@
 namespace tessera::npu {
 namespace {
 
-// Little-endian field access, independent of the host's byte order.
+// Little-endian field access, independent of the host's byte order. On a little-endian host a
+// field is one store (encode runs once per instruction for every kernel fingerprint); elsewhere
+// byte by byte.
 template <typename T>
 void put(EncodedInsn& b, size_t at, T value) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  std::memcpy(b.data() + at, &value, sizeof(T));
+#else
   auto u = static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
   for (size_t i = 0; i < sizeof(T); ++i) b[at + i] = static_cast<uint8_t>(u >> (8 * i));
+#endif
 }
 
 template <typename T>

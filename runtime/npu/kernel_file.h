@@ -37,4 +37,8 @@ Kernel load_kernel(const std::string& path);
 // The checksum stored in the last 8 bytes, computed over `size` bytes.
 uint64_t kernel_checksum(const uint8_t* data, size_t size);
 
+// The checksum serialize_kernel(kernel) ends with, without building the file: the header, then
+// each instruction encoded and hashed in turn (the tuner fingerprints every kernel it measures).
+uint64_t kernel_file_checksum(const Kernel& kernel);
+
 }  // namespace tessera::npu

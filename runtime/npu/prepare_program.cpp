@@ -110,25 +110,29 @@ class Checker {
     work_ = total_rows * width * unit;
   }
 
-  void gemm(size_t i, const Gemm& g, PreparedOp& op) {
+  // `access` (two-unit targets only, else null) receives what the instruction touches.
+  void gemm(size_t i, const Gemm& g, PreparedOp& op, ComputeAccess* access) {
     loop(i, g.ext0, g.ext1);
-    rows(i, Mem::kAcc, g.acc.base, last_addr(g.acc, g.ext0, g.ext1) + 1, "acc operand");
-    rows(i, Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1, "inp operand");
-    rows(i, Mem::kSram, g.wgt.base, last_addr(g.wgt, g.ext0, g.ext1) + t_.mac_out, "wgt operand");
-    access_ = ComputeAccess{};
-    access_.unit = ComputeUnit::kMac;
-    access_.writes = {Mem::kAcc, g.acc.base, last_addr(g.acc, g.ext0, g.ext1) + 1};
-    access_.reads[0] = {Mem::kSram, g.inp.base, last_addr(g.inp, g.ext0, g.ext1) + 1};
-    access_.reads[1] = {Mem::kSram, g.wgt.base,
-                        last_addr(g.wgt, g.ext0, g.ext1) + uint64_t(t_.mac_out)};
-    if (!g.reset) access_.reads[2] = access_.writes;  // accumulating: reads its rows too
+    const uint64_t acc_end = last_addr(g.acc, g.ext0, g.ext1) + 1;
+    const uint64_t inp_end = last_addr(g.inp, g.ext0, g.ext1) + 1;
+    const uint64_t wgt_end = last_addr(g.wgt, g.ext0, g.ext1) + uint64_t(t_.mac_out);
+    rows(i, Mem::kAcc, g.acc.base, acc_end, "acc operand");
+    rows(i, Mem::kSram, g.inp.base, inp_end, "inp operand");
+    rows(i, Mem::kSram, g.wgt.base, wgt_end, "wgt operand");
+    if (access) {
+      access->unit = ComputeUnit::kMac;
+      access->writes = {Mem::kAcc, g.acc.base, acc_end};
+      access->reads[0] = {Mem::kSram, g.inp.base, inp_end};
+      access->reads[1] = {Mem::kSram, g.wgt.base, wgt_end};
+      if (!g.reset) access->reads[2] = access->writes;  // accumulating: reads its rows too
+    }
     uint64_t steps = uint64_t(g.ext0) * g.ext1;
     op.cycles = t_.gemm_fixed_cycles + gemm_step_cycles(g, uint64_t(t_.acc_raw_latency_cycles));
     p_.macs += steps * t_.macs_per_cycle();
     work_ = steps * t_.macs_per_cycle();
   }
 
-  void vector(size_t i, const Vector& v, PreparedOp& op) {
+  void vector(size_t i, const Vector& v, PreparedOp& op, ComputeAccess* access) {
     loop(i, v.ext0, v.ext1);
     bool unary = v.op == VecOp::kRelu || v.op == VecOp::kClip || v.op == VecOp::kRequantize;
     if (unary && !v.use_imm)
@@ -142,17 +146,19 @@ class Checker {
       fail(i, str("requantize shift ", int(v.shift), " is out of range [0, 62]"));
     if (v.op == VecOp::kMac && v.dst_mem != Mem::kAcc)
       fail(i, "mac accumulates into the accumulator; its destination is in SRAM");
-    rows(i, v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1, "dst operand");
-    rows(i, v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1, "src operand");
-    if (!v.use_imm)
-      rows(i, v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1, "src2 operand");
-    access_ = ComputeAccess{};
-    access_.unit = ComputeUnit::kVector;
-    access_.writes = {v.dst_mem, v.dst.base, last_addr(v.dst, v.ext0, v.ext1) + 1};
-    access_.reads[0] = {v.src_mem, v.src.base, last_addr(v.src, v.ext0, v.ext1) + 1};
-    if (!v.use_imm)
-      access_.reads[1] = {v.src2_mem, v.src2.base, last_addr(v.src2, v.ext0, v.ext1) + 1};
-    if (v.op == VecOp::kMac) access_.reads[2] = access_.writes;  // accumulates into dst
+    const uint64_t dst_end = last_addr(v.dst, v.ext0, v.ext1) + 1;
+    const uint64_t src_end = last_addr(v.src, v.ext0, v.ext1) + 1;
+    rows(i, v.dst_mem, v.dst.base, dst_end, "dst operand");
+    rows(i, v.src_mem, v.src.base, src_end, "src operand");
+    const uint64_t src2_end = v.use_imm ? 0 : last_addr(v.src2, v.ext0, v.ext1) + 1;
+    if (!v.use_imm) rows(i, v.src2_mem, v.src2.base, src2_end, "src2 operand");
+    if (access) {
+      access->unit = ComputeUnit::kVector;
+      access->writes = {v.dst_mem, v.dst.base, dst_end};
+      access->reads[0] = {v.src_mem, v.src.base, src_end};
+      if (!v.use_imm) access->reads[1] = {v.src2_mem, v.src2.base, src2_end};
+      if (v.op == VecOp::kMac) access->reads[2] = access->writes;  // accumulates into dst
+    }
     uint64_t iters = uint64_t(v.ext0) * v.ext1;
     op.cycles = t_.vector_fixed_cycles + iters * vector_row_cycles_;
     p_.vector_ops += iters * t_.mac_out;
@@ -179,14 +185,6 @@ class Checker {
     if (d.push_next) op.pushes[n++] = kPushNextTq[q];
   }
 
-  // The compute access of the last GEMM or vector instruction checked (kBoth otherwise), taken
-  // once per instruction.
-  ComputeAccess take_access() {
-    ComputeAccess a = access_;
-    access_ = ComputeAccess{};
-    return a;
-  }
-
   // Adds instruction i's work (set by dma/gemm/vector, 0 otherwise) to the program's total and
   // returns whether the total is now over `max_work`.
   bool add_work(uint64_t max_work) {
@@ -202,7 +200,6 @@ class Checker {
   PreparedProgram& p_;
   const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
   uint64_t work_ = 0;  // of the instruction being checked
-  ComputeAccess access_;
 };
 
 }  // namespace
@@ -241,6 +238,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
   size_t over_limit_at = n;  // the first instruction at which the total work passes max_work
   for (auto& list : p.queue_insns) list.reserve(n);
   const bool two_units = t.compute_units == 2;
+  if (two_units) p.compute_access.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const Insn& insn = k.program[i];
     PreparedOp& op = p.ops[i];
@@ -252,16 +250,21 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
       c.fail(i, "sync names an unknown queue");
     op.queue = static_cast<uint8_t>(queue_of(insn));
     c.deps(i, insn, op);
+    // Two-unit targets: every compute-queue instruction's access, kBoth unless a GEMM or vector
+    // instruction fills it in.
+    ComputeAccess* access = nullptr;
+    if (two_units && op.queue == static_cast<uint8_t>(Queue::kCompute))
+      access = &p.compute_access.emplace_back();
     switch (insn.opcode) {
       case Opcode::kLoad:
       case Opcode::kStore:
         c.dma(i, insn, op);
         break;
       case Opcode::kGemm:
-        c.gemm(i, insn.gemm, op);
+        c.gemm(i, insn.gemm, op, access);
         break;
       case Opcode::kVector:
-        c.vector(i, insn.vec, op);
+        c.vector(i, insn.vec, op, access);
         break;
       default:
         op.cycles = 1;
@@ -270,9 +273,6 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
     if (c.add_work(max_work) && over_limit_at == n) over_limit_at = i;
     p.insn_count[static_cast<uint8_t>(insn.opcode)]++;
     p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
-    ComputeAccess access = c.take_access();
-    if (two_units && op.queue == static_cast<uint8_t>(Queue::kCompute))
-      p.compute_access.push_back(access);
     for (uint8_t tq : op.pushes)
       if (tq != kNoTokenQueue) p.pushes_total[tq]++;
     for (uint8_t tq : op.pops)

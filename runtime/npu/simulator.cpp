@@ -1,6 +1,7 @@
 #include "runtime/npu/simulator.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -16,12 +17,26 @@ namespace {
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr int kComputeQ = static_cast<int>(Queue::kCompute);
 
+// A fixed number of slots, left uninitialised: every slot is written before it is read (a time is
+// read only for positions already dispatched, started, pushed or popped), so the scheduler does
+// not clear memory it is about to fill.
+template <typename T>
+class Slots {
+ public:
+  void size_to(size_t n) { data_.reset(new T[n]); }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+};
+
 // A dependency-token queue, recorded as history: push times are known as soon as the pushing
 // instruction starts (its completion is fixed then), pops when the popping one starts.
 struct TokenQueue {
-  std::vector<uint64_t> push_time;  // sized to the program's total pushes (prepare_program)
-  std::vector<uint32_t> pusher;
-  std::vector<uint64_t> pop_time;  // pops never exceed pushes (token underflow is static)
+  Slots<uint64_t> push_time;  // sized to the program's total pushes (prepare_program)
+  Slots<uint32_t> pusher;
+  Slots<uint64_t> pop_time;  // pops never exceed pushes (token underflow is static)
   size_t pushed = 0;
   size_t popped = 0;
 };
@@ -32,8 +47,8 @@ struct Unit {
   size_t pos = 0;      // next instruction to start
   size_t fetched = 0;  // instructions dispatched into this queue so far
   uint64_t free_at = 0;
-  std::vector<uint64_t> dispatch;  // dispatch time per position
-  std::vector<uint64_t> complete;  // completion time per position, for the fetcher
+  Slots<uint64_t> dispatch;  // dispatch time per position
+  Slots<uint64_t> complete;  // completion time per position, for the fetcher
 };
 
 // The compute queue of a two-unit target (Target::compute_units = 2): the MAC array and the vector
@@ -73,13 +88,13 @@ class Scheduler {
       const std::vector<uint32_t>& list = p.queue_insns[u];
       units_[u].insns = list.data();
       units_[u].size = list.size();
-      units_[u].dispatch.resize(list.size());
-      units_[u].complete.resize(list.size());
+      units_[u].dispatch.size_to(list.size());
+      units_[u].complete.size_to(list.size());
     }
     for (int q = 0; q < kNumTokenQueues; ++q) {
-      tokens_[q].push_time.resize(p.pushes_total[q]);
-      tokens_[q].pusher.resize(p.pushes_total[q]);
-      tokens_[q].pop_time.resize(p.pushes_total[q]);
+      tokens_[q].push_time.size_to(p.pushes_total[q]);
+      tokens_[q].pusher.size_to(p.pushes_total[q]);
+      tokens_[q].pop_time.size_to(p.pushes_total[q]);
     }
     if (kFunctional) {
       mem_.sram.assign(size_t(t.sram_bytes), 0);

@@ -32,8 +32,10 @@ Expr binary_op(ExprKind op, Expr a, Expr b) {
   if (!t) {
     throw ExprError(str("operator ", op_symbol(op), " mixes ", dtype_name(ta), " and ",
                         dtype_name(tb),
-                        ", which would lose information; cast one side explicitly "
-                        "(in Python x.astype(\"float64\") or te.cast(x, \"float64\"))"));
+                        ", which would lose information; cast one side explicitly to the type "
+                        "you mean: the right one to ", dtype_name(ta), " or the left one to ",
+                        dtype_name(tb), " (in Python y.astype(\"", dtype_name(ta),
+                        "\") or te.cast(x, \"", dtype_name(tb), "\")), or both to float64"));
   }
   return make_binary(op, make_cast(*t, a), make_cast(*t, b));
 }

@@ -1,6 +1,7 @@
 #include "compiler/ir/ir.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -15,13 +16,13 @@ namespace {
 std::atomic<uint64_t> next_var_id{1};
 
 // Node memory. Lowering builds and drops hundreds of thousands of small nodes (a quarter of its
-// instructions went to malloc and free): nodes come from per-thread free lists, one per 16-byte
-// size class, carved from 64 KiB blocks that are never returned (a node freed on another thread
-// joins that thread's list). Addresses never reach an output (conventions), so where a node lives
-// changes nothing but speed.
-constexpr size_t kPoolGrain = 16;
-constexpr size_t kPoolClasses = 16;  // nodes up to 256 bytes with their control block
-constexpr size_t kPoolBlock = size_t{1} << 16;
+// instructions went to malloc and free): nodes come from per-thread free lists, one per size
+// class (multiples of the malloc alignment), carved from 128 KiB blocks that are never returned
+// (a node freed on another thread joins that thread's list). Addresses never reach an output
+// (conventions), so where a node lives changes nothing but speed.
+constexpr size_t kPoolGrain = alignof(std::max_align_t);
+constexpr size_t kPoolClasses = 24;  // nodes with their control block up to 24 grains
+constexpr size_t kPoolBlock = size_t{1} << 17;
 struct FreeNode {
   FreeNode* next;
 };
@@ -40,7 +41,7 @@ void* pool_allocate(size_t bytes) {
   }
   size_t size = c * kPoolGrain;
   if (static_cast<size_t>(pool_end - pool_cursor) < size) {
-    // The rest of the old block is left unused (under 256 bytes).
+    // The rest of the old block (less than one node) is left unused.
     pool_cursor = static_cast<char*>(::operator new(kPoolBlock));
     pool_end = pool_cursor + kPoolBlock;
   }

@@ -483,7 +483,8 @@ class Verifier : public IRVisitor {
   // Steps of the exact check tried before bounding the range. A step is one iteration of the
   // loops that are run (loops that only shift the range are decided at once but charged in
   // full), so a few thousand steps cost about what simplifying and bounding a range costs
-  // (callgrind on the fixed ResNet-18 sets: 256 -> 4096 took verify from 40M to 22M on npu-v1).
+  // (callgrind on the fixed ResNet-18 sets: raising it from a few hundred to 4096 took verify
+  // from 40M to 22M instructions on the npu-v1 set).
   // Which check proves a range never changes the answer: an exact "in range" within this budget
   // is also the full check's.
   static constexpr int64_t kQuickBudget = 4096;

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <tuple>
 #include <utility>
 
 #include "runtime/base/error.h"
@@ -18,7 +20,8 @@ std::atomic<uint64_t> next_var_id{1};
 // Node memory. Lowering builds and drops hundreds of thousands of small nodes (a quarter of its
 // instructions went to malloc and free): nodes come from per-thread free lists, one per size
 // class (multiples of the malloc alignment), carved from 128 KiB blocks that are never returned
-// (a node freed on another thread joins that thread's list). Addresses never reach an output
+// (a node freed on another thread joins that thread's list; a thread that ends leaves its free
+// nodes to the next that needs some). Addresses never reach an output
 // (conventions), so where a node lives changes nothing but speed.
 constexpr size_t kPoolGrain = alignof(std::max_align_t);
 constexpr size_t kPoolClasses = 24;  // nodes with their control block up to 24 grains
@@ -30,6 +33,70 @@ thread_local FreeNode* pool_free_lists[kPoolClasses];
 thread_local char* pool_cursor = nullptr;
 thread_local char* pool_end = nullptr;
 
+// What threads that ended left: their free nodes and the unused part of their last block, taken
+// by the next thread that runs dry (a tuner's workers come and go with their executor). Never
+// destroyed: nodes outlive static destruction.
+struct PoolStash {
+  std::mutex mu;
+  FreeNode* lists[kPoolClasses] = {};
+  std::vector<std::pair<char*, char*>> blocks;
+};
+PoolStash& pool_stash() {
+  static PoolStash* stash = new PoolStash;
+  return *stash;
+}
+// Hands this thread's free nodes and block to the stash when the thread ends.
+struct PoolThreadExit {
+  bool registered = false;
+  ~PoolThreadExit() {
+    PoolStash& s = pool_stash();
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (size_t c = 0; c < kPoolClasses; ++c) {
+      FreeNode* head = pool_free_lists[c];
+      if (!head) continue;
+      FreeNode* tail = head;
+      while (tail->next) tail = tail->next;
+      tail->next = s.lists[c];
+      s.lists[c] = head;
+      pool_free_lists[c] = nullptr;
+    }
+    if (pool_end - pool_cursor >= static_cast<std::ptrdiff_t>(kPoolGrain)) {
+      s.blocks.emplace_back(pool_cursor, pool_end);
+    }
+    pool_cursor = pool_end = nullptr;
+  }
+};
+thread_local PoolThreadExit pool_thread_exit;
+
+// The slow path: a free list from the stash, else the rest of this thread's block, else a block
+// from the stash or a new one.
+void* pool_refill(size_t c) {
+  pool_thread_exit.registered = true;  // constructs it, so that it runs at thread exit
+  size_t size = c * kPoolGrain;
+  {
+    PoolStash& s = pool_stash();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (FreeNode* n = s.lists[c - 1]) {
+      s.lists[c - 1] = nullptr;
+      pool_free_lists[c - 1] = n->next;
+      return n;
+    }
+    if (static_cast<size_t>(pool_end - pool_cursor) < size && !s.blocks.empty() &&
+        static_cast<size_t>(s.blocks.back().second - s.blocks.back().first) >= size) {
+      // The rest of the old block (less than one node) is left unused.
+      std::tie(pool_cursor, pool_end) = s.blocks.back();
+      s.blocks.pop_back();
+    }
+  }
+  if (static_cast<size_t>(pool_end - pool_cursor) < size) {
+    pool_cursor = static_cast<char*>(::operator new(kPoolBlock));
+    pool_end = pool_cursor + kPoolBlock;
+  }
+  void* p = pool_cursor;
+  pool_cursor += size;
+  return p;
+}
+
 void* pool_allocate(size_t bytes) {
   size_t c = (bytes + kPoolGrain - 1) / kPoolGrain;
   if (c == 0 || c > kPoolClasses) return ::operator new(bytes);
@@ -40,14 +107,12 @@ void* pool_allocate(size_t bytes) {
     return n;
   }
   size_t size = c * kPoolGrain;
-  if (static_cast<size_t>(pool_end - pool_cursor) < size) {
-    // The rest of the old block (less than one node) is left unused.
-    pool_cursor = static_cast<char*>(::operator new(kPoolBlock));
-    pool_end = pool_cursor + kPoolBlock;
+  if (static_cast<size_t>(pool_end - pool_cursor) >= size) {
+    void* p = pool_cursor;
+    pool_cursor += size;
+    return p;
   }
-  void* p = pool_cursor;
-  pool_cursor += size;
-  return p;
+  return pool_refill(c);
 }
 
 void pool_deallocate(void* p, size_t bytes) {

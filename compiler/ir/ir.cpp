@@ -245,14 +245,13 @@ ReduceNode::ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond,
       reducer(std::move(red)),
       value_index(vi) {}
 
-Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
-                 Expr init, CommReducer reducer, int value_index) {
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition, Expr init,
+                 CommReducer reducer, int value_index) {
   TESSERA_ICHECK(!init.defined() || init.dtype() == source.dtype(), "reduce init type");
   TESSERA_ICHECK((c == ReduceKind::kCustom) == (reducer != nullptr), "custom reducer");
   TESSERA_ICHECK(value_index == 0 || as_tuple(source), "reduce value_index of a single value");
-  return Expr(make_node<ReduceNode>(c, std::move(source), std::move(axis),
-                                           std::move(condition), std::move(init),
-                                           std::move(reducer), value_index));
+  return Expr(make_node<ReduceNode>(c, std::move(source), std::move(axis), std::move(condition),
+                                    std::move(init), std::move(reducer), value_index));
 }
 
 Expr make_tuple(std::vector<Expr> fields) {
@@ -267,14 +266,13 @@ const CallNode* as_tuple(const Expr& e) {
 }
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
-  return Stmt(make_node<ForNode>(std::move(v), std::move(min), std::move(extent), k,
-                                        std::move(body)));
+  return Stmt(
+      make_node<ForNode>(std::move(v), std::move(min), std::move(extent), k, std::move(body)));
 }
 Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value) {
   TESSERA_ICHECK(value.dtype() == b->dtype, "store of ", dtype_name(value.dtype()), " into ",
                  b->name, " of ", dtype_name(b->dtype));
-  return Stmt(
-      make_node<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
+  return Stmt(make_node<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
 }
 Stmt make_allocate(Buffer b, Stmt body) {
   return Stmt(make_node<AllocateNode>(std::move(b), std::move(body)));
@@ -294,8 +292,8 @@ Stmt make_seq(std::vector<Stmt> stmts) {
   return Stmt(make_node<SeqNode>(std::move(flat)));
 }
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
-  return Stmt(make_node<IfThenElseNode>(std::move(cond), std::move(then_case),
-                                               std::move(else_case)));
+  return Stmt(
+      make_node<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case)));
 }
 Stmt make_let(Var v, Expr value, Stmt body) {
   return Stmt(make_node<LetStmtNode>(std::move(v), std::move(value), std::move(body)));

@@ -119,8 +119,9 @@ TEST(Verify, a_loop_that_only_shifts_the_range_is_checked_at_every_iteration) {
   };
   EXPECT_EQ(internal_error_of(nest(472), kNpu), "");
   std::string m = internal_error_of(nest(471), kNpu);
-  EXPECT_CONTAINS(m, "which has 471 elements, for some iteration of the loops around it (456..472 "
-                     "with k = 7, o = 3)");
+  EXPECT_CONTAINS(m,
+                  "which has 471 elements, for some iteration of the loops around it (456..472 "
+                  "with k = 7, o = 3)");
 }
 
 TEST(Verify, a_row_through_a_let_is_bounded_by_the_lets_value) {

@@ -48,10 +48,12 @@ class ArithMemo {
     // entry holds its expression, so no other node takes that address while it is remembered.
     std::vector<Form> forms;
   };
-  // The tables of the innermost live scope on this thread, or nullptr.
-  static Tables* current();
+  // The tables of the innermost live scope on this thread, or nullptr. (Inline: the arithmetic
+  // asks at every sum it builds and parses.)
+  static Tables* current() { return live_; }
 
  private:
+  static inline thread_local Tables* live_ = nullptr;
   Tables* owned_ = nullptr;  // when this scope is the outermost
 };
 

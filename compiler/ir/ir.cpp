@@ -1,7 +1,13 @@
 #include "compiler/ir/ir.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <tuple>
+#include <utility>
 
 #include "runtime/base/error.h"
 #include "runtime/base/float16.h"
@@ -11,6 +17,136 @@ namespace tessera {
 namespace {
 std::atomic<uint64_t> next_var_id{1};
 
+// Node memory. Lowering builds and drops hundreds of thousands of small nodes (a quarter of its
+// instructions went to malloc and free): nodes come from per-thread free lists, one per size
+// class (multiples of the malloc alignment), carved from 128 KiB blocks that are never returned
+// (a node freed on another thread joins that thread's list; a thread that ends leaves its free
+// nodes to the next that needs some). Addresses never reach an output
+// (conventions), so where a node lives changes nothing but speed.
+constexpr size_t kPoolGrain = alignof(std::max_align_t);
+constexpr size_t kPoolClasses = 24;  // nodes with their control block up to 24 grains
+constexpr size_t kPoolBlock = size_t{1} << 17;
+struct FreeNode {
+  FreeNode* next;
+};
+thread_local FreeNode* pool_free_lists[kPoolClasses];
+thread_local char* pool_cursor = nullptr;
+thread_local char* pool_end = nullptr;
+
+// What threads that ended left: their free nodes and the unused part of their last block, taken
+// by the next thread that runs dry (a tuner's workers come and go with their executor). Never
+// destroyed: nodes outlive static destruction.
+struct PoolStash {
+  std::mutex mu;
+  FreeNode* lists[kPoolClasses] = {};
+  std::vector<std::pair<char*, char*>> blocks;
+};
+PoolStash& pool_stash() {
+  static PoolStash* stash = new PoolStash;
+  return *stash;
+}
+// Hands this thread's free nodes and block to the stash when the thread ends.
+struct PoolThreadExit {
+  bool registered = false;
+  ~PoolThreadExit() {
+    PoolStash& s = pool_stash();
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (size_t c = 0; c < kPoolClasses; ++c) {
+      FreeNode* head = pool_free_lists[c];
+      if (!head) continue;
+      FreeNode* tail = head;
+      while (tail->next) tail = tail->next;
+      tail->next = s.lists[c];
+      s.lists[c] = head;
+      pool_free_lists[c] = nullptr;
+    }
+    if (pool_end - pool_cursor >= static_cast<std::ptrdiff_t>(kPoolGrain)) {
+      s.blocks.emplace_back(pool_cursor, pool_end);
+    }
+    pool_cursor = pool_end = nullptr;
+  }
+};
+thread_local PoolThreadExit pool_thread_exit;
+
+// The slow path: a free list from the stash, else the rest of this thread's block, else a block
+// from the stash or a new one.
+void* pool_refill(size_t c) {
+  pool_thread_exit.registered = true;  // constructs it, so that it runs at thread exit
+  size_t size = c * kPoolGrain;
+  {
+    PoolStash& s = pool_stash();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (FreeNode* n = s.lists[c - 1]) {
+      s.lists[c - 1] = nullptr;
+      pool_free_lists[c - 1] = n->next;
+      return n;
+    }
+    if (static_cast<size_t>(pool_end - pool_cursor) < size && !s.blocks.empty() &&
+        static_cast<size_t>(s.blocks.back().second - s.blocks.back().first) >= size) {
+      // The rest of the old block (less than one node) is left unused.
+      std::tie(pool_cursor, pool_end) = s.blocks.back();
+      s.blocks.pop_back();
+    }
+  }
+  if (static_cast<size_t>(pool_end - pool_cursor) < size) {
+    pool_cursor = static_cast<char*>(::operator new(kPoolBlock));
+    pool_end = pool_cursor + kPoolBlock;
+  }
+  void* p = pool_cursor;
+  pool_cursor += size;
+  return p;
+}
+
+void* pool_allocate(size_t bytes) {
+  size_t c = (bytes + kPoolGrain - 1) / kPoolGrain;
+  if (c == 0 || c > kPoolClasses) return ::operator new(bytes);
+  FreeNode*& head = pool_free_lists[c - 1];
+  if (head) {
+    FreeNode* n = head;
+    head = n->next;
+    return n;
+  }
+  size_t size = c * kPoolGrain;
+  if (static_cast<size_t>(pool_end - pool_cursor) >= size) {
+    void* p = pool_cursor;
+    pool_cursor += size;
+    return p;
+  }
+  return pool_refill(c);
+}
+
+void pool_deallocate(void* p, size_t bytes) {
+  size_t c = (bytes + kPoolGrain - 1) / kPoolGrain;
+  if (c == 0 || c > kPoolClasses) return ::operator delete(p);
+  FreeNode* n = static_cast<FreeNode*>(p);
+  n->next = pool_free_lists[c - 1];
+  pool_free_lists[c - 1] = n;
+}
+
+template <typename T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: rebinding, as allocate_shared does
+  T* allocate(size_t n) { return static_cast<T*>(pool_allocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { pool_deallocate(p, n * sizeof(T)); }
+  template <typename U>
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const PoolAllocator<U>&) const {
+    return false;
+  }
+};
+
+// std::make_shared for IR nodes, in pooled memory.
+template <typename T, typename... A>
+std::shared_ptr<T> make_node(A&&... args) {
+  return std::allocate_shared<T>(PoolAllocator<T>(), std::forward<A>(args)...);
+}
+
 bool is_compare(ExprKind k) { return k >= ExprKind::kEQ && k <= ExprKind::kGE; }
 bool is_logical(ExprKind k) { return k == ExprKind::kAnd || k == ExprKind::kOr; }
 }  // namespace
@@ -18,15 +154,15 @@ bool is_logical(ExprKind k) { return k == ExprKind::kAnd || k == ExprKind::kOr; 
 Expr::Expr(int value) : Expr(make_int(value)) {}
 
 Var::Var(const std::string& name, DType t)
-    : Expr(std::make_shared<VarNode>(name, t, next_var_id.fetch_add(1))) {}
+    : Expr(make_node<VarNode>(name, t, next_var_id.fetch_add(1))) {}
 Var Var::size(const std::string& name, DType t) {
-  return Var(Expr(std::make_shared<VarNode>(name, t, next_var_id.fetch_add(1), true)));
+  return Var(Expr(make_node<VarNode>(name, t, next_var_id.fetch_add(1), true)));
 }
 Var::Var(const Expr& e) : Expr(e) { TESSERA_ICHECK(e.as<VarNode>() != nullptr, "not a Var"); }
 
 IterVar make_iter_var(const std::string& name, int64_t min, int64_t extent, IterKind kind) {
   TESSERA_ICHECK(extent >= 0, "iter var ", name, " has negative extent ", extent);
-  return std::make_shared<IterVarNode>(IterVarNode{Var(name), min, extent, kind});
+  return make_node<IterVarNode>(IterVarNode{Var(name), min, extent, kind});
 }
 
 int64_t BufferNode::num_elements() const {
@@ -38,19 +174,19 @@ int64_t BufferNode::num_elements() const {
 Buffer make_buffer(const std::string& name, DType dtype, std::vector<int64_t> shape,
                    const std::string& scope) {
   for (int64_t s : shape) TESSERA_ICHECK(s >= 0, "buffer ", name, " has a negative dimension");
-  return std::make_shared<BufferNode>(BufferNode{name, dtype, std::move(shape), scope});
+  return make_node<BufferNode>(BufferNode{name, dtype, std::move(shape), scope});
 }
 
 Expr make_int(int64_t value, DType t) {
   TESSERA_ICHECK(is_int(t) || t == DType::kBool, "make_int with type ", dtype_name(t));
-  return Expr(std::make_shared<IntImmNode>(t, value));
+  return Expr(make_node<IntImmNode>(t, value));
 }
 Expr make_float(double value, DType t) {
   TESSERA_ICHECK(is_float(t), "make_float with type ", dtype_name(t));
   // A float16 constant is its value rounded to float16 (what it holds in memory and in every
   // computation), so folding and code generation never see an unrepresentable float16.
   if (t == DType::kFloat16) value = round_to_float16(value);
-  return Expr(std::make_shared<FloatImmNode>(t, value));
+  return Expr(make_node<FloatImmNode>(t, value));
 }
 Expr make_bool(bool value) { return make_int(value ? 1 : 0, DType::kBool); }
 Expr make_const(DType t, double value) {
@@ -61,7 +197,7 @@ Expr make_const(DType t, double value) {
 Expr make_cast(DType t, Expr v) {
   TESSERA_ICHECK(v.defined(), "cast of undefined");
   if (v.dtype() == t) return v;
-  return Expr(std::make_shared<CastNode>(t, std::move(v)));
+  return Expr(make_node<CastNode>(t, std::move(v)));
 }
 
 Expr make_binary(ExprKind k, Expr a, Expr b) {
@@ -74,27 +210,27 @@ Expr make_binary(ExprKind k, Expr a, Expr b) {
   } else if (is_logical(k)) {
     TESSERA_ICHECK(a.dtype() == DType::kBool, "logical op on ", dtype_name(a.dtype()));
   }
-  return Expr(std::make_shared<BinaryNode>(k, t, std::move(a), std::move(b)));
+  return Expr(make_node<BinaryNode>(k, t, std::move(a), std::move(b)));
 }
 
 Expr make_not(Expr a) {
   TESSERA_ICHECK(a.dtype() == DType::kBool, "not on ", dtype_name(a.dtype()));
-  return Expr(std::make_shared<NotNode>(std::move(a)));
+  return Expr(make_node<NotNode>(std::move(a)));
 }
 
 Expr make_select(Expr cond, Expr t, Expr f) {
   TESSERA_ICHECK(cond.dtype() == DType::kBool, "select condition is ", dtype_name(cond.dtype()));
   TESSERA_ICHECK(t.dtype() == f.dtype(), "select branches differ");
-  return Expr(std::make_shared<SelectNode>(std::move(cond), std::move(t), std::move(f)));
+  return Expr(make_node<SelectNode>(std::move(cond), std::move(t), std::move(f)));
 }
 
 Expr make_call(DType t, const std::string& name, std::vector<Expr> args) {
-  return Expr(std::make_shared<CallNode>(t, name, std::move(args)));
+  return Expr(make_node<CallNode>(t, name, std::move(args)));
 }
 
 Expr make_buffer_load(Buffer b, std::vector<Expr> indices) {
   for (const Expr& i : indices) TESSERA_ICHECK(i.dtype() == kIndexType, "index type");
-  return Expr(std::make_shared<BufferLoadNode>(std::move(b), std::move(indices)));
+  return Expr(make_node<BufferLoadNode>(std::move(b), std::move(indices)));
 }
 
 ReduceNode::ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond, Expr ini,
@@ -109,14 +245,13 @@ ReduceNode::ReduceNode(ReduceKind c, Expr s, std::vector<IterVar> ax, Expr cond,
       reducer(std::move(red)),
       value_index(vi) {}
 
-Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition,
-                 Expr init, CommReducer reducer, int value_index) {
+Expr make_reduce(ReduceKind c, Expr source, std::vector<IterVar> axis, Expr condition, Expr init,
+                 CommReducer reducer, int value_index) {
   TESSERA_ICHECK(!init.defined() || init.dtype() == source.dtype(), "reduce init type");
   TESSERA_ICHECK((c == ReduceKind::kCustom) == (reducer != nullptr), "custom reducer");
   TESSERA_ICHECK(value_index == 0 || as_tuple(source), "reduce value_index of a single value");
-  return Expr(std::make_shared<ReduceNode>(c, std::move(source), std::move(axis),
-                                           std::move(condition), std::move(init),
-                                           std::move(reducer), value_index));
+  return Expr(make_node<ReduceNode>(c, std::move(source), std::move(axis), std::move(condition),
+                                    std::move(init), std::move(reducer), value_index));
 }
 
 Expr make_tuple(std::vector<Expr> fields) {
@@ -131,17 +266,16 @@ const CallNode* as_tuple(const Expr& e) {
 }
 
 Stmt make_for(Var v, Expr min, Expr extent, ForKind k, Stmt body) {
-  return Stmt(std::make_shared<ForNode>(std::move(v), std::move(min), std::move(extent), k,
-                                        std::move(body)));
+  return Stmt(
+      make_node<ForNode>(std::move(v), std::move(min), std::move(extent), k, std::move(body)));
 }
 Stmt make_store(Buffer b, std::vector<Expr> indices, Expr value) {
   TESSERA_ICHECK(value.dtype() == b->dtype, "store of ", dtype_name(value.dtype()), " into ",
                  b->name, " of ", dtype_name(b->dtype));
-  return Stmt(
-      std::make_shared<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
+  return Stmt(make_node<BufferStoreNode>(std::move(b), std::move(indices), std::move(value)));
 }
 Stmt make_allocate(Buffer b, Stmt body) {
-  return Stmt(std::make_shared<AllocateNode>(std::move(b), std::move(body)));
+  return Stmt(make_node<AllocateNode>(std::move(b), std::move(body)));
 }
 Stmt make_seq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
@@ -155,23 +289,23 @@ Stmt make_seq(std::vector<Stmt> stmts) {
   }
   if (flat.empty()) return Stmt();
   if (flat.size() == 1) return flat[0];
-  return Stmt(std::make_shared<SeqNode>(std::move(flat)));
+  return Stmt(make_node<SeqNode>(std::move(flat)));
 }
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
-  return Stmt(std::make_shared<IfThenElseNode>(std::move(cond), std::move(then_case),
-                                               std::move(else_case)));
+  return Stmt(
+      make_node<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case)));
 }
 Stmt make_let(Var v, Expr value, Stmt body) {
-  return Stmt(std::make_shared<LetStmtNode>(std::move(v), std::move(value), std::move(body)));
+  return Stmt(make_node<LetStmtNode>(std::move(v), std::move(value), std::move(body)));
 }
 Stmt make_attr(const std::string& key, const std::string& value, Stmt body) {
-  return Stmt(std::make_shared<AttrStmtNode>(key, value, std::move(body)));
+  return Stmt(make_node<AttrStmtNode>(key, value, std::move(body)));
 }
 Stmt make_tensorize(TensorIntrin intrin, const std::string& stage, const std::string& axis,
                     Stmt body) {
   TESSERA_ICHECK(intrin && body.defined(), "tensorize region of stage ", stage,
                  " without an intrinsic or a body");
-  return Stmt(std::make_shared<TensorizeNode>(std::move(intrin), stage, axis, std::move(body)));
+  return Stmt(make_node<TensorizeNode>(std::move(intrin), stage, axis, std::move(body)));
 }
 Stmt make_extern_call(const std::string& func, std::optional<DType> ret,
                       std::vector<ExternCallArg> args, const std::string& stage) {
@@ -179,7 +313,7 @@ Stmt make_extern_call(const std::string& func, std::optional<DType> ret,
     TESSERA_ICHECK((a.buffer != nullptr) != a.value.defined(), "extern call ", func, " of stage ",
                    stage, ": an argument must be a buffer or a value");
   }
-  return Stmt(std::make_shared<ExternCallNode>(func, ret, std::move(args), stage));
+  return Stmt(make_node<ExternCallNode>(func, ret, std::move(args), stage));
 }
 
 namespace {
@@ -219,7 +353,7 @@ Stmt make_npu_dma(bool load, Buffer chip, Expr chip_row, int64_t chip_row_stride
   TESSERA_ICHECK(load || (is_const_int(pad_top, 0) && is_const_int(pad_bottom, 0) &&
                           is_const_int(pad_left, 0) && is_const_int(pad_right, 0)),
                  "a DMA store of '", chip->name, "' with padding");
-  auto n = std::make_shared<NpuDmaNode>();
+  auto n = make_node<NpuDmaNode>();
   n->load = load;
   n->chip = std::move(chip);
   n->chip_row = std::move(chip_row);
@@ -244,7 +378,7 @@ Stmt make_npu_gemm(bool reset, Buffer acc, Expr acc_row, Buffer inp, Expr inp_ro
   check_index(acc_row, "the GEMM accumulator row");
   check_index(inp_row, "the GEMM input row");
   check_index(wgt_row, "the GEMM weight row");
-  auto n = std::make_shared<NpuGemmNode>();
+  auto n = make_node<NpuGemmNode>();
   n->reset = reset;
   n->acc = std::move(acc);
   n->acc_row = std::move(acc_row);
@@ -283,7 +417,7 @@ Stmt make_npu_vector(npu::VecOp op, Buffer dst, Expr dst_row, Buffer src, Expr s
       op != npu::VecOp::kRequantize ||
           (imm.shift >= 0 && imm.shift <= 62 && imm.zero_point >= -128 && imm.zero_point <= 127),
       "requantize shift ", imm.shift, " or zero point ", imm.zero_point, " out of range");
-  auto n = std::make_shared<NpuVectorNode>();
+  auto n = make_node<NpuVectorNode>();
   n->op = op;
   n->dst = std::move(dst);
   n->dst_row = std::move(dst_row);

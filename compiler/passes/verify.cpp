@@ -7,6 +7,7 @@
 #include "compiler/arith/const_fold.h"
 #include "compiler/arith/int_program.h"
 #include "compiler/arith/interval.h"
+#include "compiler/arith/linear_form.h"
 #include "compiler/arith/simplify.h"
 #include "compiler/ir/ir_printer.h"
 #include "compiler/ir/ir_visitor.h"
@@ -263,6 +264,18 @@ class Verifier : public IRVisitor {
     // variable? A loop whose variable nothing uses gives every iteration the same outcome.
     std::vector<bool> used;
     int64_t limit = 0;
+    // Per scope: a loop whose variable only shifts the range (a plain term of first and of end,
+    // with these coefficients) and that no later scope uses. Its iterations differ only in the
+    // range, by cf * k and ce * k at the k-th, so while `affine` is on, the leaf decides every
+    // iteration of such loops at once from the range at their first iteration (below).
+    std::vector<bool> shifts;
+    std::vector<int64_t> cf, ce;
+    struct Span {
+      int64_t cf, ce, last;  // coefficients; the last iteration's offset from the first
+    };
+    std::vector<Span> spans;  // the shifting loops being decided at once, outermost first
+    bool affine = false;
+    bool undecided = false;  // a leaf could not decide its shifting loops at once
   };
 
   Outcome exact_check(const Expr& first, const Expr& end, int64_t limit, int64_t budget) {
@@ -279,27 +292,89 @@ class Verifier : public IRVisitor {
       x.b.push_back(&sc.code->b);
       x.slot.push_back(sc.code->slot);
     }
-    std::set<const VarNode*> below;
-    auto note = [&](const Expr& e) {
+    std::set<const VarNode*> below, in_scopes;
+    auto note = [&](const Expr& e, std::set<const VarNode*>* more) {
       if (e.defined()) {
         post_order_visit(e, [&](const Expr& v) {
-          if (const auto* n = v.as<VarNode>()) below.insert(n);
+          if (const auto* n = v.as<VarNode>()) {
+            below.insert(n);
+            if (more) more->insert(n);
+          }
         });
       }
     };
-    note(first);
-    note(end);
+    note(first, nullptr);
+    note(end, nullptr);
     x.used.assign(scopes_.size(), true);
+    x.shifts.assign(scopes_.size(), false);
+    x.cf.assign(scopes_.size(), 0);
+    x.ce.assign(scopes_.size(), 0);
+    bool any_shift = false;
+    bool index_range = (first.dtype() == DType::kInt32 || first.dtype() == DType::kInt64) &&
+                       (end.dtype() == DType::kInt32 || end.dtype() == DType::kInt64);
+    LinearForm ff, fe;
+    if (index_range) {
+      ff = linear_form(first);
+      fe = linear_form(end);
+    }
     for (size_t i = scopes_.size(); i-- > 0;) {
       const Scope& sc = scopes_[i];
-      if (sc.var.defined()) x.used[i] = below.count(static_cast<const VarNode*>(sc.var.get())) > 0;
-      note(sc.a);
-      note(sc.b);
+      if (sc.var.defined()) {
+        const auto* v = static_cast<const VarNode*>(sc.var.get());
+        x.used[i] = below.count(v) > 0;
+        if (index_range && x.used[i] && sc.kind == Scope::kLoop && !in_scopes.count(v)) {
+          std::optional<int64_t> a = linear_coef(ff, sc.var), b = linear_coef(fe, sc.var);
+          if (a && b) {
+            x.shifts[i] = true;
+            x.cf[i] = *a;
+            x.ce[i] = *b;
+            any_shift = true;
+          }
+        }
+      }
+      note(sc.a, &in_scopes);
+      note(sc.b, &in_scopes);
     }
     x.limit = limit;
+    if (any_shift) {
+      // Decides the shifting loops at once; anything but "in range" or "gave up" (which the
+      // budget, charged as if every iteration ran, reaches exactly when the full run would) is
+      // decided again by running every iteration, so a failure reports the iteration it did.
+      x.affine = true;
+      budget_ = budget;
+      witness_.clear();
+      Outcome o = exact(0, x, first, end);
+      if (!x.undecided && (o == Outcome::kIn || o == Outcome::kGaveUp)) return o;
+      x.affine = false;
+      x.undecided = false;
+      x.spans.clear();
+    }
     budget_ = budget;
     witness_.clear();
     return exact(0, x, first, end);
+  }
+
+  // With the shifting loops x.spans at their first iteration and the range [fa, eb) there: is
+  // the range in [0, limit) at every iteration of them? The range moves by sum(cf * k) and
+  // sum(ce * k), so the extremes are at the corners; when they stay inside the range types, no
+  // value wrapped, and the evaluated range is that affine function exactly.
+  static bool shifted_in(const Exact& x, int64_t fa, int64_t eb, DType tf, DType te) {
+    int64_t flo = fa, fhi = fa, elo = eb, ehi = eb, d;
+    if (__builtin_sub_overflow(eb, fa, &d)) return false;
+    for (const Exact::Span& s : x.spans) {
+      int64_t a, b, c, dc;
+      if (__builtin_mul_overflow(s.cf, s.last, &a) || __builtin_mul_overflow(s.ce, s.last, &b) ||
+          __builtin_sub_overflow(s.ce, s.cf, &dc) || __builtin_mul_overflow(dc, s.last, &c)) {
+        return false;
+      }
+      if (__builtin_add_overflow(a < 0 ? flo : fhi, a, a < 0 ? &flo : &fhi) ||
+          __builtin_add_overflow(b < 0 ? elo : ehi, b, b < 0 ? &elo : &ehi) ||
+          (c < 0 && __builtin_add_overflow(d, c, &d))) {
+        return false;
+      }
+    }
+    return int_fits(flo, tf) && int_fits(fhi, tf) && int_fits(elo, te) && int_fits(ehi, te) &&
+           flo >= 0 && ehi <= x.limit && d >= 0;
   }
 
   // Runs the loops and guards from scopes_[i] on, with x.env binding the enclosing ones. Values are
@@ -313,6 +388,11 @@ class Verifier : public IRVisitor {
       std::optional<int64_t> range[2];
       x.range.eval_all(x.env, range);
       const std::optional<int64_t>&fa = range[0], &eb = range[1];
+      if (!x.spans.empty()) {
+        if (fa && eb && shifted_in(x, *fa, *eb, first.dtype(), end.dtype())) return Outcome::kIn;
+        x.undecided = true;
+        return Outcome::kOut;
+      }
       if (fa && eb && *fa >= 0 && *eb <= limit && *fa <= *eb) return Outcome::kIn;
       VarMap env = x.env.var_map();
       Expr fv = simplify(substitute(first, env)), ev = simplify(substitute(end, env));
@@ -375,6 +455,20 @@ class Verifier : public IRVisitor {
           budget_ -= rest * steps;
           return Outcome::kIn;
         }
+        if (x.affine && x.shifts[i] && *ext > 1) {
+          // Every iteration takes the steps of the first (nothing below but the range uses the
+          // variable); the leaf decides them all.
+          int64_t before = budget_;
+          if (!is_int(t) && t != DType::kBool) make_int(*mn, t);
+          x.spans.push_back({x.cf[i], x.ce[i], *ext - 1});
+          Outcome o = with([&] { x.env.bind(slot, *mn, t); });
+          x.spans.pop_back();
+          if (o != Outcome::kIn) return o;
+          int64_t steps = before - budget_, rest = *ext - 1;
+          if (rest > budget_ / steps) return Outcome::kGaveUp;
+          budget_ -= rest * steps;
+          return Outcome::kIn;
+        }
         for (int64_t v = *mn; v < *mn + *ext; ++v) {
           if (!is_int(t) && t != DType::kBool) make_int(v, t);  // make_int's check, as before
           Outcome o = with([&] { x.env.bind(slot, v, t); });
@@ -386,9 +480,14 @@ class Verifier : public IRVisitor {
     return Outcome::kOut;
   }
 
-  // Steps of the exact check tried before bounding the range: a few hundred iterations, about
-  // what simplifying and bounding a range costs (callgrind on the ResNet-18 defaults).
-  static constexpr int64_t kQuickBudget = 256;
+  // Steps of the exact check tried before bounding the range. A step is one iteration of the
+  // loops that are run (loops that only shift the range are decided at once but charged in
+  // full), so a few thousand steps cost about what simplifying and bounding a range costs
+  // (callgrind on the fixed ResNet-18 sets: raising it from a few hundred to 4096 took verify
+  // from 40M to 22M instructions on the npu-v1 set).
+  // Which check proves a range never changes the answer: an exact "in range" within this budget
+  // is also the full check's.
+  static constexpr int64_t kQuickBudget = 4096;
   static constexpr int64_t kExactBudget = 1 << 20;
 
   const LoweredFunc& f_;

@@ -44,7 +44,6 @@ ALLOWED_LINES = {
     ("codegen/c/codegen_c.h", "16 * 1024"): "the C backend's stack-allocation limit",
     ("compiler/arith/const_bounds.cpp", "kBudget = 256"): "a simplifier step budget",
     ("compiler/arith/linear_form.cpp", "v.size() > 16"): "terms sorted by insertion up to here",
-    ("compiler/passes/verify.cpp", "kQuickBudget = 256"): "a step budget of the quick exact check",
     ("compiler/arith/rewrite.h", "% 16"): "an example of a rewrite rule",
     ("autotune/knob.cpp", "join_limited("): "how many elements an error message lists",
     ("autotune/log_record.h", "16 lower-case hex digits"): "the printed width of a 64-bit hash",

@@ -103,6 +103,27 @@ TEST(Verify, a_loop_whose_range_depends_on_an_outer_loop_is_bounded_without_runn
   EXPECT_CONTAINS(m, "which has 200 rows");
 }
 
+TEST(Verify, a_loop_that_only_shifts_the_range_is_checked_at_every_iteration) {
+  // for k in [0, 8): for o in [0, 4): a DMA of elements [k*64 + o*16 - min(o*16, 40), +16).
+  // Interval arithmetic loses the correlation of o*16 and the clamp, so the range is run; k only
+  // shifts it (the exact check decides k's iterations at once). The last iteration ends at 472.
+  Var k("k"), o("o");
+  auto nest = [&](int64_t elements) {
+    Buffer X = make_buffer("X", DType::kInt8, {elements});
+    Buffer Xs = make_buffer("X.sram", DType::kInt8, {1, 16}, "sram");
+    Expr first = Expr(k) * 64 + (Expr(o) * 16 - min(Expr(o) * 16, make_int(40)));
+    Stmt dma = make_npu_dma(true, Xs, make_int(0), 1, X, first, 16, make_int(1), make_int(1));
+    Stmt loops = make_for(k, make_int(0), make_int(8), ForKind::kSerial,
+                          make_for(o, make_int(0), make_int(4), ForKind::kSerial, dma));
+    return func(X, make_allocate(Xs, produce("X.sram", loops)));
+  };
+  EXPECT_EQ(internal_error_of(nest(472), kNpu), "");
+  std::string m = internal_error_of(nest(471), kNpu);
+  EXPECT_CONTAINS(m,
+                  "which has 471 elements, for some iteration of the loops around it (456..472 "
+                  "with k = 7, o = 3)");
+}
+
 TEST(Verify, a_row_through_a_let_is_bounded_by_the_lets_value) {
   // for i in [0, 8): let r = i * 3 in a vector op on rows r and r + 2 of a 24-row buffer: in
   // range (the box proof sees r in [0, 21]); with 23 rows, the last iteration is out.

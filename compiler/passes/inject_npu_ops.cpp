@@ -224,6 +224,7 @@ class Injector : public IRMutator {
     // whole-width rows has in its last tile) still lets the rows merge into the columns: the
     // region is then the first rows_end * C columns. Nothing further merges after it.
     Expr merged_cols_end;
+    Expr rows_guard;  // the own guard of a rows loop found after merging (a bound on it alone)
     if (guard.defined() && !cond.defined() && cols && rows && chip_rs == C * lanes_ &&
         ddr_rs == C * lanes_) {
       Bounds grb{make_int(0), make_int(R)}, gcb{make_int(0), make_int(C)};
@@ -235,15 +236,15 @@ class Injector : public IRMutator {
         C *= R;
         rows = nullptr;
         R = 1;
-        // A new rows loop: one without a guard of its own, which the rows' end does not use.
-        bool own_guard = false;
-        for (size_t g = 0; g < guards_.size(); ++g) own_guard |= guard_depth_[g] == n - used;
-        if (n > used && !own_guard && !uses_var(merged_cols_end, loops[n - 1 - used]->var)) {
+        // A new rows loop, which the rows' end does not use; its own guard must bound it alone.
+        if (n > used && !uses_var(merged_cols_end, loops[n - 1 - used]->var)) {
           const ForNode* r = loops[n - 1 - used];
+          Expr own = guards_at(n - used);
           if (positive_stride(chip_idx, r->var, is_row_stride) &&
-              positive_stride(ddr_idx, r->var, any)) {
+              positive_stride(ddr_idx, r->var, any) && (!own.defined() || bounds_loop(own, r))) {
             rows = r;
             R = extent_of(r);
+            rows_guard = own;
             ++used;
           }
         }
@@ -267,12 +268,37 @@ class Injector : public IRMutator {
           break;
         }
       }
-      if (n > used && unguarded()) {
+      // A loop that continues the columns but whose guard ends it early (the tail of a split)
+      // merges too, as the first block does: the region is then the first end * C columns, and
+      // nothing further merges after it.
+      if (n > used) {
         const ForNode* r = loops[n - 1 - used];
+        Expr own = guards_at(n - used);
+        if (own.defined() && stride_of(chip_idx, r->var) == C * lanes_ &&
+            stride_of(ddr_idx, r->var) == C * lanes_ && bounds_loop(own, r)) {
+          const int64_t E = extent_of(r);
+          Bounds grb{make_int(0), make_int(E)}, gcb{make_int(0), make_int(C)};
+          pad_bounds(own, r, nullptr, grb, gcb, lane);
+          if (is_const_int(simplify(grb.lo), 0)) {
+            merged.push_back(r);
+            merged_cols_end = simplify(max(min(grb.hi, make_int(E)), make_int(0)) * make_int(C));
+            guard = own;  // a tile past the end moves nothing (the has_data guard below)
+            C *= E;
+            ++used;
+          }
+        }
+      }
+      // A new rows loop, which the columns' end does not use; a guard of its own (the tail of a
+      // split, whose last tile has fewer rows) must bound it alone, and becomes the rows' end.
+      if (n > used && !(merged_cols_end.defined() &&
+                        uses_var(merged_cols_end, loops[n - 1 - used]->var))) {
+        const ForNode* r = loops[n - 1 - used];
+        Expr own = guards_at(n - used);
         if (positive_stride(chip_idx, r->var, is_row_stride) &&
-            positive_stride(ddr_idx, r->var, any)) {
+            positive_stride(ddr_idx, r->var, any) && (!own.defined() || bounds_loop(own, r))) {
           rows = r;
           R = extent_of(r);
+          rows_guard = own;
           ++used;
         }
       }
@@ -282,6 +308,10 @@ class Injector : public IRMutator {
       cb.hi = merged_cols_end;
     } else if (guard.defined()) {
       pad_bounds(guard, rows, cols, rb, cb, lane);
+    }
+    if (rows_guard.defined()) {
+      pad_bounds(rows_guard, rows, nullptr, rb, cb, lane);
+      guard = guard.defined() ? (guard && rows_guard) : rows_guard;
     }
     Bounds drb = rb, dcb = cb;  // the data: the region less the padding
     if (cond.defined()) pad_bounds(cond, rows, cols, drb, dcb, lane);
@@ -332,6 +362,39 @@ class Injector : public IRMutator {
       result = simplify(make_if(has_data, result));
     }
     return rewrap(loops, n - used, result);
+  }
+
+  // The guards directly inside loops[depth - 1] (not deeper).
+  Expr guards_at(size_t depth) const {
+    Expr c;
+    for (size_t g = 0; g < guards_.size(); ++g) {
+      if (guard_depth_[g] == depth) c = c.defined() ? (c && guards_[g]) : guards_[g];
+    }
+    return c;
+  }
+
+  // Whether `cond` is a conjunction of comparisons each of which bounds `loop`'s variable with
+  // coefficient 1 or -1 (what pad_bounds turns into the rows' start and end without failing).
+  bool bounds_loop(const Expr& cond, const ForNode* loop) const {
+    std::vector<Expr> todo{cond};
+    while (!todo.empty()) {
+      Expr e = todo.back();
+      todo.pop_back();
+      const auto* b = e.as<BinaryNode>();
+      if (!b) return false;
+      if (b->kind == ExprKind::kAnd) {
+        todo.push_back(b->a);
+        todo.push_back(b->b);
+        continue;
+      }
+      if (b->kind != ExprKind::kGE && b->kind != ExprKind::kGT && b->kind != ExprKind::kLE &&
+          b->kind != ExprKind::kLT) {
+        return false;
+      }
+      std::optional<int64_t> k = stride_of(simplify(b->a - b->b), loop->var);
+      if (!k || (*k != 1 && *k != -1)) return false;
+    }
+    return true;
   }
 
   // Turns a conjunction of linear conditions on the rows/cols loop variables into bounds.

@@ -54,6 +54,11 @@ bool ChainTemplate::affine(const IntEnv& env, const AffineVar* vars, int n, cons
                            const int64_t* hi) const {
   for (int s : chain_slot_)
     if (env.bound(s)) return false;
+  bool reads = false;  // bases that read none of the variables are the same on the box
+  for (size_t k = 0; k < rows_; ++k)
+    for (const Outer& t : outer_[k])
+      for (int j = 0; j < n; ++j) reads = reads || vars[j].slot == t.slot;
+  if (!reads) return true;
   for (size_t k = 0; k < rows_; ++k) {
     AffineValue x;
     __int128 c = constant_[k];

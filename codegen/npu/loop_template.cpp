@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
-#include <cstdio>
 
 #include "runtime/base/error.h"
 
@@ -40,6 +39,9 @@ void LoopProbe::drop_outer(int k) {
 
 void LoopProbe::check(const IntProgram& p, const IntEnv& env, bool uniform) {
   check_with([&](const AffineVar* vars, int n) {
+    bool reads = false;  // a value that reads none of the variables is the same on the box
+    for (int j = 0; !reads && j < n; ++j) reads = p.reads(vars[j].slot);
+    if (!reads) return true;
     roots_.resize(p.roots());
     if (!p.eval_affine(env, vars, n, roots_.data())) return false;
     if (!uniform) return true;

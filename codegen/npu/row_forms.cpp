@@ -32,6 +32,10 @@ RowForm::RowForm(const Expr& row, IntEnv* env) : row_(row), form_(linear_form(si
 
 bool RowForm::value_affine(const IntEnv& env, const AffineVar* vars, int n) const {
   if (!plain_) return false;
+  bool reads = false;  // a value that reads none of the variables is the same on the box
+  for (const PlainTerm& t : plain_terms_)
+    for (int j = 0; j < n; ++j) reads = reads || vars[j].slot == t.slot;
+  if (!reads) return true;
   AffineValue x;
   __int128 c = form_.constant;
   for (const PlainTerm& t : plain_terms_) {

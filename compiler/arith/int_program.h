@@ -150,6 +150,11 @@ class IntProgram {
   // Every root: out[i] = eval_int(roots[i], env.var_map()).
   void eval_all(const IntEnv& env, std::optional<int64_t>* out) const;
   size_t roots() const { return roots_.size(); }
+  bool reads(int slot) const {  // whether some root uses the variable of this slot
+    for (int s : inputs_)
+      if (s == slot) return true;
+    return false;
+  }
   // Every root as an affine function of vars[0..n) (n <= kMaxAffineVars; each bound in env to
   // a constant of its type, the other slots as env has them) that eval_int gives at every point of
   // the box of the vars' ranges: true when every root is decided on the whole box and every

@@ -50,6 +50,50 @@ bool ChainTemplate::constants(const IntEnv& env, int64_t* out) const {
   return true;
 }
 
+bool ChainTemplate::affine(const IntEnv& env, const AffineVar* vars, int n, const int64_t* lo,
+                           const int64_t* hi) const {
+  for (int s : chain_slot_)
+    if (env.bound(s)) return false;
+  bool reads = false;  // bases that read none of the variables are the same on the box
+  for (size_t k = 0; k < rows_; ++k)
+    for (const Outer& t : outer_[k])
+      for (int j = 0; j < n; ++j) reads = reads || vars[j].slot == t.slot;
+  if (!reads) return true;
+  for (size_t k = 0; k < rows_; ++k) {
+    AffineValue x;
+    __int128 c = constant_[k];
+    for (const Outer& t : outer_[k]) {
+      int64_t v;
+      if (!env.constant(t.slot, t.type, &v)) return false;
+      int j = 0;
+      while (j < n && vars[j].slot != t.slot) ++j;
+      if (j == n) {
+        c += static_cast<__int128>(t.coef) * v;
+      } else {
+        if (wrap_int(vars[j].lo, t.type) != vars[j].lo || wrap_int(vars[j].hi, t.type) != vars[j].hi)
+          return false;
+        x.coef[j] = t.coef;
+      }
+    }
+    if (c < INT64_MIN || c > INT64_MAX) return false;
+    x.c = static_cast<int64_t>(c);
+    const DType type = dtype_[k];
+    auto wrap = [type](int64_t v) { return wrap_row(v, type); };
+    if (!affine_unwrapped(x, vars, n, 0, 0, wrap)) return false;
+    __int128 e_lo = 0, e_hi = 0;
+    const int64_t* coef = coef_.data() + k * level_.size();
+    for (size_t l = 0; l < level_.size(); ++l) {
+      __int128 a = static_cast<__int128>(coef[l]) * lo[l], b = static_cast<__int128>(coef[l]) * hi[l];
+      e_lo += a < b ? a : b;
+      e_hi += a < b ? b : a;
+    }
+    if (e_lo < INT64_MIN || e_hi > INT64_MAX) return false;
+    if (!affine_unwrapped(x, vars, n, static_cast<int64_t>(e_lo), static_cast<int64_t>(e_hi), wrap))
+      return false;
+  }
+  return true;
+}
+
 void ChainTemplate::plan(const FoldChoice& pick, size_t loops) {
   level_.clear();
   for (size_t i = 0; i < loops; ++i)

@@ -42,6 +42,12 @@ class ChainTemplate {
   // variable is bound or another variable of a row is not a constant of its type.
   bool constants(const IntEnv& env, int64_t* out) const;
 
+  // constants() and base() over the box of vars (int_program.h), the l-th unrolled loop's value
+  // anywhere in [lo[l], hi[l]]: true when constants() decides at every point and neither wrap to
+  // a row's type changes anything there, so that every base is affine in vars.
+  bool affine(const IntEnv& env, const AffineVar* vars, int n, const int64_t* lo,
+              const int64_t* hi) const;
+
   // The fold problem's strides: per row, per chain loop (row-major), as RowInstance::stride.
   const std::vector<std::optional<int64_t>>& strides() const { return strides_; }
 

@@ -30,6 +30,34 @@ RowForm::RowForm(const Expr& row, IntEnv* env) : row_(row), form_(linear_form(si
   }
 }
 
+bool RowForm::value_affine(const IntEnv& env, const AffineVar* vars, int n) const {
+  if (!plain_) return false;
+  bool reads = false;  // a value that reads none of the variables is the same on the box
+  for (const PlainTerm& t : plain_terms_)
+    for (int j = 0; j < n; ++j) reads = reads || vars[j].slot == t.slot;
+  if (!reads) return true;
+  AffineValue x;
+  __int128 c = form_.constant;
+  for (const PlainTerm& t : plain_terms_) {
+    int64_t v;
+    if (!env.constant(t.slot, t.type, &v)) return false;
+    int j = 0;
+    while (j < n && vars[j].slot != t.slot) ++j;
+    if (j == n) {
+      c += static_cast<__int128>(t.coef) * v;
+    } else {
+      // The variable read in its type (env.constant wraps): unchanged on its range.
+      if (wrap_int(vars[j].lo, t.type) != vars[j].lo || wrap_int(vars[j].hi, t.type) != vars[j].hi)
+        return false;
+      x.coef[j] = t.coef;  // distinct atoms: each variable once
+    }
+  }
+  if (c < INT64_MIN || c > INT64_MAX) return false;
+  x.c = static_cast<int64_t>(c);
+  DType type = form_.dtype;
+  return affine_unwrapped(x, vars, n, 0, 0, [type](int64_t v) { return wrap_coef(v, type); });
+}
+
 void RowForm::instance(const IntEnv& env, RowInstance* out) const {
   out->general = false;
   out->dtype = form_.dtype;

@@ -56,6 +56,9 @@ class RowForm {
   // instance under env is then the constant plus the bound variables' terms, wrapped to the
   // type, and the unbound variables' terms); null otherwise.
   const std::vector<PlainTerm>* plain_terms() const { return plain_ ? &plain_terms_ : nullptr; }
+  // value() over the box of vars (int_program.h): true when it decides at every point and its
+  // wrap to the row's type changes nothing there (value() is then affine in vars).
+  bool value_affine(const IntEnv& env, const AffineVar* vars, int n) const;
   int64_t constant() const { return form_.constant; }
   DType dtype() const { return form_.dtype; }
   bool value(const IntEnv& env, int64_t* out) const {

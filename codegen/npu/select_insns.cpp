@@ -5,7 +5,9 @@
 #include <unordered_map>
 
 #include "codegen/npu/chain_template.h"
+#include "codegen/npu/collect_writes.h"
 #include "codegen/npu/fold_loops.h"
+#include "codegen/npu/loop_template.h"
 #include "codegen/npu/npu_insns.h"
 #include "codegen/npu/row_forms.h"
 #include "compiler/arith/const_fold.h"
@@ -25,43 +27,6 @@ using npu::Mem;
 
 constexpr int64_t kMaxU16 = 65535;
 constexpr int64_t kMaxU32 = 4294967295LL;
-
-// Buffers that a statement writes, not looking into nested "produce" blocks (theirs).
-void collect_writes(const Stmt& s, std::vector<const BufferNode*>* out) {
-  if (!s.defined()) return;
-  switch (s.kind()) {
-    case StmtKind::kFor:
-      collect_writes(s.as<ForNode>()->body, out);
-      break;
-    case StmtKind::kSeq:
-      for (const Stmt& x : s.as<SeqNode>()->stmts) collect_writes(x, out);
-      break;
-    case StmtKind::kIfThenElse:
-      collect_writes(s.as<IfThenElseNode>()->then_case, out);
-      collect_writes(s.as<IfThenElseNode>()->else_case, out);
-      break;
-    case StmtKind::kLetStmt:
-      collect_writes(s.as<LetStmtNode>()->body, out);
-      break;
-    case StmtKind::kAllocate:
-      collect_writes(s.as<AllocateNode>()->body, out);
-      break;
-    case StmtKind::kAttrStmt:
-      if (s.as<AttrStmtNode>()->key != "produce") collect_writes(s.as<AttrStmtNode>()->body, out);
-      break;
-    case StmtKind::kNpuDma:
-      if (s.as<NpuDmaNode>()->load) out->push_back(s.as<NpuDmaNode>()->chip.get());
-      break;
-    case StmtKind::kNpuGemm:
-      out->push_back(s.as<NpuGemmNode>()->acc.get());
-      break;
-    case StmtKind::kNpuVector:
-      out->push_back(s.as<NpuVectorNode>()->dst.get());
-      break;
-    default:
-      break;
-  }
-}
 
 class Selector {
  public:
@@ -98,6 +63,7 @@ class Selector {
           DType t = op->value.dtype();
           env_.bind(slot, wrap_int(*v, t), t);
         } else {
+          probe_.fail();
           env_.bind_expr(slot, simplify(substitute(op->value, env_.var_map())));
         }
         visit(op->body);
@@ -110,6 +76,7 @@ class Selector {
           visit(*v ? op->then_case : op->else_case);
           break;
         }
+        probe_.fail();
         Expr c = simplify(substitute(op->cond, env_.var_map()));
         const int64_t* v = as_const_int(c);
         if (!v) {
@@ -161,7 +128,13 @@ class Selector {
     if (it == programs_.end()) it = programs_.emplace(e.get(), IntProgram(e, &env_)).first;
     return it->second;
   }
-  std::optional<int64_t> eval(const Expr& e) { return program(e).eval(env_); }
+  // Lets and conditions: in a probe, the same on its whole box (loop_template.h).
+  std::optional<int64_t> eval(const Expr& e) {
+    const IntProgram& p = program(e);
+    std::optional<int64_t> v = p.eval(env_);
+    if (v && probe_.active()) probe_.check(p, env_, true);
+    return v;
+  }
 
   // Loop bounds and DMA fields: integer evaluation when it decides (the hot path, the same value
   // as the simplifier's), else the simplifier, which also words the error.
@@ -169,10 +142,14 @@ class Selector {
     return v ? *v : const_value_slow(e, what);
   }
   int64_t loop_bound(const IntProgram& p, const Expr& e, const Var& var, const char* which) {
-    if (std::optional<int64_t> v = p.eval(env_)) return *v;
+    if (std::optional<int64_t> v = p.eval(env_)) {
+      if (probe_.active()) probe_.check(p, env_, true);
+      return *v;
+    }
     return const_value_slow(e, str("the ", which, " of loop '", var.name(), "'"));
   }
   int64_t const_value_slow(const Expr& e, const std::string& what) {
+    probe_.fail();
     Expr v = simplify(substitute(e, env_.var_map()));
     const int64_t* c = as_const_int(v);
     if (!c) {
@@ -329,13 +306,46 @@ class Selector {
         return;
       }
     }
-    const FoldLoop l = chain[0];
-    for (int64_t v = l.min; v < l.min + l.extent; ++v) {
-      bind_loop(*l.var, l.slot, v);
-      visit(op->body);
-    }
-    env_.unbind(l.slot);
+    Body body(*this, op);
+    emit_loop(body, chain[0].slot, chain[0].min, chain[0].extent, probe_, out, plain_);
+    env_.unbind(chain[0].slot);
   }
+
+  // A loop's body for emit_loop (loop_template.h).
+  struct Body : LoopBody {
+    Selector& s;
+    const ForNode* op;
+    const int slot;
+    Body(Selector& sel, const ForNode* f) : s(sel), op(f), slot(sel.env_.slot(f->var)) {}
+    void iterate(int64_t v) override {
+      s.bind_loop(op->var, slot, v);
+      s.visit(op->body);
+    }
+    void state(std::vector<int64_t>* st) const override {  // per buffer: live, phase, memory
+      st->clear();
+      for (const BufState& b : s.bufs_) {
+        st->push_back(reinterpret_cast<intptr_t>(b.live));
+        st->push_back((b.phase + 1) | (b.mem + 1) << 8);
+      }
+    }
+    void set_state(const std::vector<int64_t>& st) override {
+      for (size_t i = 0; i < s.bufs_.size(); ++i) {
+        int64_t live = 2 * i < st.size() ? st[2 * i] : 0, v = 2 * i < st.size() ? st[2 * i + 1] : 0;
+        s.bufs_[i] = {reinterpret_cast<const OnchipBuffer*>(live), int8_t((v & 255) - 1),
+                      int8_t((v >> 8) - 1)};
+      }
+    }
+    void checkpoint(LoopCheckpoint* c) const override {
+      c->stages = s.stages_.size();
+      c->env.clear();
+      for (int i = 0; i < s.env_.size(); ++i) c->env.push_back(s.env_.save(i));
+    }
+    void rollback(const LoopCheckpoint& c) override {
+      s.stages_.resize(c.stages);
+      for (int i = 0; i < s.env_.size(); ++i)
+        static_cast<size_t>(i) < c.env.size() ? s.env_.restore(i, c.env[i]) : s.env_.unbind(i);
+    }
+  };
 
   // The fold choice for this instance of the chain (its loops unbound, enclosing ones bound).
   FoldChoice choose(Chain& c) {
@@ -432,6 +442,18 @@ class Selector {
       env_.bind(lp.slot, v, t);
     };
     for (size_t l = 0; l < m; ++l) set(l, c.loop[level[l]].min);
+    if (probe_.active()) {  // the bases affine in the probed loops, for every unrolled value
+      int64_t lo[8], hi[8];
+      bool fits = m <= 8;
+      for (size_t l = 0; fits && l < m; ++l) {
+        const FoldLoop& lp = c.loop[level[l]];
+        lo[l] = lp.min;
+        hi[l] = lp.min + lp.extent - 1;
+        fits = wrap_int(lo[l], lp.var->dtype()) == lo[l] && wrap_int(hi[l], lp.var->dtype()) == hi[l];
+      }
+      if (!fits) probe_.fail();
+      probe_.check_with([&](const AffineVar* v, int n) { return t.affine(env_, v, n, lo, hi); });
+    }
     while (true) {
       for (size_t k = 0; k < rows; ++k) base[k] = t.base(k, constant[k], value.data(), from_min[k]);
       if (!emit_fast(leaf, base, stride, ext)) {
@@ -458,6 +480,13 @@ class Selector {
     int64_t base[3], stride[3][2] = {{0, 0}, {0, 0}, {0, 0}}, ext[2] = {1, 1};
     for (size_t k = 0; k < leaf.rows.size(); ++k)
       if (!leaf.forms[k].value(env_, &base[k])) return false;
+    if (probe_.active()) {
+      probe_.check_with([&](const AffineVar* vars, int n) {
+        for (size_t k = 0; k < leaf.rows.size(); ++k)
+          if (!leaf.forms[k].value_affine(env_, vars, n)) return false;
+        return true;
+      });
+    }
     return emit_fast(leaf, base, stride, ext);
   }
 
@@ -564,6 +593,7 @@ class Selector {
 
   void emit_compute(Leaf& leaf, const std::vector<RowInstance>* chain,
                     const std::vector<FoldLoop>& folded) {
+    probe_.fail();  // a path the probes do not cover
     const Stmt& s = leaf.stmt;
     uint16_t ext0 = folded.size() > 0 ? uint16_t(folded[0].extent) : 1;
     uint16_t ext1 = folded.size() > 1 ? uint16_t(folded[1].extent) : 1;
@@ -610,6 +640,7 @@ class Selector {
     Mem mem = mem_of(dma.chip, op->chip);  // dtypes agree: make_npu_dma's invariant
     std::optional<int64_t> f[8];
     dma.fields.eval_all(env_, f);
+    if (probe_.active()) probe_.check(dma.fields, env_, false);
     DmaValues v;
     v.chip_row = const_value(f[0], op->chip_row, "the on-chip row");
     v.ddr_elem = const_value(f[1], op->ddr_offset, "the DDR offset");
@@ -649,6 +680,8 @@ class Selector {
     int8_t mem = -1;
   };
   std::vector<BufState> bufs_;
+  LoopProbe probe_;                          // the loops being probed (loop_template.h)
+  const bool plain_ = plain_loops_requested();  // never extrapolate
   std::unordered_map<const AttrStmtNode*, std::vector<int>> writes_;
 };
 

@@ -11,6 +11,9 @@
 // compiled once into a template (chain_template.h): its strides and fold choice are computed
 // once, and each instance's instructions by integer arithmetic on the loop values; everything
 // the template does not decide takes the general path, so the instructions are the same.
+// Other loops of five or more iterations whose values are provably affine in their variable
+// emit their middle iterations by adding steps to the fields (loop_template.h; the environment
+// variable TESSERA_NPU_PLAIN_LOOPS=1 turns that off, for tests comparing the two paths).
 //
 // Double buffering: a buffer whose Allocate is wrapped in AttrStmt("double_buffer", name) has
 // two copies; every execution of a "produce" block that writes the buffer switches to the other

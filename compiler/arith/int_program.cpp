@@ -214,6 +214,55 @@ int IntProgram::compile(const Expr& e, IntEnv* env, Numbering* numbering) {
   return add({op, t, x, y, 0, 0, 0}, numbering);
 }
 
+// A binary step on decided or undecided operands (*undecided: in, the operands'; out, the
+// result's), as run() computes it.
+int64_t IntProgram::binary(Op op, DType type, int64_t x, int64_t y, bool* undecided) {
+  uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  switch (op) {
+    case Op::kAdd:
+      return wrap_int(static_cast<int64_t>(ux + uy), type);
+    case Op::kSub:
+      return wrap_int(static_cast<int64_t>(ux - uy), type);
+    case Op::kMul:
+      return wrap_int(static_cast<int64_t>(ux * uy), type);
+    case Op::kDiv:
+      if (y == 0 || *undecided) {
+        *undecided = true;
+        return 0;
+      }
+      return wrap_int(floor_div(x, y), type);
+    case Op::kMod:
+      if (y == 0 || *undecided) {
+        *undecided = true;
+        return 0;
+      }
+      return wrap_int(floor_mod(x, y), type);
+    case Op::kMin:
+      return x < y ? x : y;
+    case Op::kMax:
+      return x < y ? y : x;
+    case Op::kEQ:
+      return x == y;
+    case Op::kNE:
+      return x != y;
+    case Op::kLT:
+      return x < y;
+    case Op::kLE:
+      return x <= y;
+    case Op::kGT:
+      return x > y;
+    case Op::kGE:
+      return x >= y;
+    case Op::kAnd:
+      return (x != 0) && (y != 0);
+    case Op::kOr:
+      return (x != 0) || (y != 0);
+    default:
+      *undecided = true;
+      return 0;
+  }
+}
+
 void IntProgram::run(const IntEnv& env) const {
   uint64_t changed = ran_ ? 0 : ~uint64_t{0};
   for (size_t k = 0; k < inputs_.size(); ++k) {
@@ -260,69 +309,9 @@ void IntProgram::run(const IntEnv& env) const {
       default:
         break;
     }
-    int64_t x = v[s.a], y = v[s.b];
-    u[i] = u[s.a] | u[s.b];
-    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    int64_t r = 0;
-    switch (s.op) {
-      case Op::kAdd:
-        r = wrap_int(static_cast<int64_t>(ux + uy), s.type);
-        break;
-      case Op::kSub:
-        r = wrap_int(static_cast<int64_t>(ux - uy), s.type);
-        break;
-      case Op::kMul:
-        r = wrap_int(static_cast<int64_t>(ux * uy), s.type);
-        break;
-      case Op::kDiv:
-        if (y == 0 || u[i]) {
-          u[i] = 1;
-        } else {
-          r = wrap_int(floor_div(x, y), s.type);
-        }
-        break;
-      case Op::kMod:
-        if (y == 0 || u[i]) {
-          u[i] = 1;
-        } else {
-          r = wrap_int(floor_mod(x, y), s.type);
-        }
-        break;
-      case Op::kMin:
-        r = x < y ? x : y;
-        break;
-      case Op::kMax:
-        r = x < y ? y : x;
-        break;
-      case Op::kEQ:
-        r = x == y;
-        break;
-      case Op::kNE:
-        r = x != y;
-        break;
-      case Op::kLT:
-        r = x < y;
-        break;
-      case Op::kLE:
-        r = x <= y;
-        break;
-      case Op::kGT:
-        r = x > y;
-        break;
-      case Op::kGE:
-        r = x >= y;
-        break;
-      case Op::kAnd:
-        r = (x != 0) && (y != 0);
-        break;
-      case Op::kOr:
-        r = (x != 0) || (y != 0);
-        break;
-      default:
-        u[i] = 1;
-        break;
-    }
-    v[i] = r;
+    bool undecided = u[s.a] | u[s.b];
+    v[i] = binary(s.op, s.type, v[s.a], v[s.b], &undecided);
+    u[i] = undecided;
   }
 }
 
@@ -340,6 +329,255 @@ void IntProgram::eval_all(const IntEnv& env, std::optional<int64_t>* out) const 
     int r = roots_[i];
     out[i] = undecided_[r] ? std::nullopt : std::optional<int64_t>(value_[r]);
   }
+}
+
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+using I128 = __int128;
+
+I128 floor_div128(I128 a, I128 b) {
+  I128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+bool fits64(I128 x) { return x >= INT64_MIN && x <= INT64_MAX; }
+
+}  // namespace
+
+void affine_bounds(const AffineValue& x, const AffineVar* vars, int n, I128* lo, I128* hi) {
+  I128 l = x.c, h = x.c;
+  for (int j = 0; j < n; ++j) {
+    I128 a = I128(x.coef[j]) * vars[j].lo, b = I128(x.coef[j]) * vars[j].hi;
+    l += a < b ? a : b;
+    h += a < b ? b : a;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+namespace {
+
+bool affine_constant(const AffineValue& x, int n) {
+  for (int j = 0; j < n; ++j)
+    if (x.coef[j] != 0) return false;
+  return true;
+}
+
+// alpha * x + beta * y, when it fits int64 and t's range on the whole box (so run()'s wrap
+// changes nothing there).
+bool affine_combine(I128 alpha, const AffineValue& x, I128 beta, const AffineValue& y,
+                    const AffineVar* vars, int n, DType t, AffineValue* r) {
+  I128 c = alpha * x.c + beta * y.c;
+  if (!fits64(c)) return false;
+  r->c = static_cast<int64_t>(c);
+  for (int j = 0; j < n; ++j) {
+    I128 k = alpha * x.coef[j] + beta * y.coef[j];
+    if (!fits64(k)) return false;
+    r->coef[j] = static_cast<int64_t>(k);
+  }
+  I128 lo, hi;
+  affine_bounds(*r, vars, n, &lo, &hi);
+  if (!fits64(lo) || !fits64(hi)) return false;
+  return wrap_int(static_cast<int64_t>(lo), t) == lo && wrap_int(static_cast<int64_t>(hi), t) == hi;
+}
+
+}  // namespace
+
+bool IntProgram::eval_affine(const IntEnv& env, const AffineVar* vars, int n,
+                             AffineValue* out) const {
+  if (roots_.empty() || n > kMaxAffineVars) return false;
+  const size_t m = code_.size();
+  affine_.resize(m);
+  affine_state_.resize(m);
+  AffineValue* a = affine_.data();
+  uint8_t* st = affine_state_.data();
+  const AffineValue zero;
+  for (size_t i = 0; i < m; ++i) {
+    const Step& s = code_[i];
+    AffineValue& r = a[i];
+    r = zero;
+    uint8_t& state = st[i];
+    state = 0;
+    switch (s.op) {
+      case Op::kConst:
+        r.c = s.imm;
+        continue;
+      case Op::kVar: {
+        int64_t v;
+        if (!env.constant(s.a, s.type, &v)) {
+          state = 1;
+          continue;
+        }
+        int j = 0;
+        while (j < n && vars[j].slot != s.a) ++j;
+        if (j == n) {
+          r.c = v;
+        } else if (wrap_int(vars[j].lo, s.type) == vars[j].lo &&
+                   wrap_int(vars[j].hi, s.type) == vars[j].hi) {
+          r.coef[j] = 1;
+        } else {
+          state = 2;
+        }
+        continue;
+      }
+      case Op::kFail:
+        state = 1;
+        continue;
+      case Op::kCast:
+      case Op::kNot: {
+        state = st[s.a];
+        if (state) continue;
+        const AffineValue& x = a[s.a];
+        if (affine_constant(x, n)) {
+          r.c = s.op == Op::kNot ? (x.c == 0 ? 1 : 0) : wrap_int(x.c, s.type);
+        } else if (s.op == Op::kNot || !affine_combine(1, x, 0, zero, vars, n, s.type, &r)) {
+          state = 2;
+        }
+        continue;
+      }
+      case Op::kSelect: {
+        state = st[s.a];
+        if (state) continue;
+        if (!affine_constant(a[s.a], n)) {
+          state = 2;
+          continue;
+        }
+        int taken = a[s.a].c ? s.b : s.c;
+        state = st[taken];
+        r = a[taken];
+        continue;
+      }
+      default:
+        break;
+    }
+    // Undecided anywhere in an operand: undecided everywhere (eval_int's nullopt).
+    uint8_t sa = st[s.a], sb = st[s.b];
+    state = (sa == 1 || sb == 1) ? 1 : (sa | sb) ? 2 : 0;
+    if (state) continue;
+    const AffineValue &x = a[s.a], &y = a[s.b];
+    if (affine_constant(x, n) && affine_constant(y, n)) {
+      bool undecided = false;
+      r.c = binary(s.op, s.type, x.c, y.c, &undecided);
+      state = undecided ? 1 : 0;
+      continue;
+    }
+    bool ok = false;
+    switch (s.op) {
+      case Op::kAdd:
+        ok = affine_combine(1, x, 1, y, vars, n, s.type, &r);
+        break;
+      case Op::kSub:
+        ok = affine_combine(1, x, -1, y, vars, n, s.type, &r);
+        break;
+      case Op::kMul:
+        if (affine_constant(x, n)) ok = affine_combine(x.c, y, 0, zero, vars, n, s.type, &r);
+        if (affine_constant(y, n)) ok = affine_combine(y.c, x, 0, zero, vars, n, s.type, &r);
+        break;
+      case Op::kDiv:
+      case Op::kMod: {
+        if (!affine_constant(y, n)) break;
+        if (y.c == 0) {
+          ok = true;
+          state = 1;
+          break;
+        }
+        bool divides = true;
+        for (int j = 0; j < n; ++j) divides = divides && x.coef[j] % y.c == 0;
+        I128 lo, hi;
+        affine_bounds(x, vars, n, &lo, &hi);
+        if (divides) {
+          // floor((c + sum k_j v_j) / d) = floor(c / d) + sum (k_j / d) v_j when d divides k_j.
+          AffineValue q;
+          I128 qc = floor_div128(x.c, y.c);
+          if (!fits64(qc)) break;
+          q.c = static_cast<int64_t>(qc);
+          for (int j = 0; j < n; ++j) q.coef[j] = x.coef[j] / y.c;
+          ok = s.op == Op::kDiv ? affine_combine(1, q, 0, zero, vars, n, s.type, &r)
+                                : affine_combine(1, x, -I128(y.c), q, vars, n, s.type, &r);
+        } else if (floor_div128(lo, y.c) == floor_div128(hi, y.c)) {
+          // The quotient is the same on the whole box (it is monotone in x).
+          AffineValue q;
+          I128 qc = floor_div128(lo, y.c);
+          if (!fits64(qc)) break;
+          q.c = static_cast<int64_t>(qc);
+          ok = s.op == Op::kDiv ? affine_combine(1, q, 0, zero, vars, n, s.type, &r)
+                                : affine_combine(1, x, -I128(y.c), q, vars, n, s.type, &r);
+        }
+        break;
+      }
+      case Op::kMin:
+      case Op::kMax:
+      case Op::kEQ:
+      case Op::kNE:
+      case Op::kLT:
+      case Op::kLE:
+      case Op::kGT:
+      case Op::kGE: {
+        // x - y over the box, exactly (x and y fit int64).
+        AffineValue d;
+        I128 c = I128(x.c) - y.c;
+        bool fit = fits64(c);
+        d.c = static_cast<int64_t>(c);
+        for (int j = 0; j < n; ++j) {
+          I128 k = I128(x.coef[j]) - y.coef[j];
+          fit = fit && fits64(k);
+          d.coef[j] = static_cast<int64_t>(k);
+        }
+        if (!fit) break;
+        I128 lo, hi;
+        affine_bounds(d, vars, n, &lo, &hi);
+        int verdict = -1;  // the comparison's value on the whole box, or -1
+        switch (s.op) {
+          case Op::kMin:
+          case Op::kMax:
+            if (hi <= 0) verdict = s.op == Op::kMin;  // x <= y: min is x
+            if (lo >= 0) verdict = s.op == Op::kMax;  // x >= y: max is x
+            if (verdict >= 0) {
+              r = verdict ? x : y;
+              ok = true;
+            }
+            break;
+          case Op::kEQ:
+          case Op::kNE:
+            if (lo == 0 && hi == 0) verdict = 1;
+            if (lo > 0 || hi < 0) verdict = 0;
+            if (verdict >= 0 && s.op == Op::kNE) verdict = !verdict;
+            break;
+          case Op::kLT:
+            verdict = hi < 0 ? 1 : lo >= 0 ? 0 : -1;
+            break;
+          case Op::kLE:
+            verdict = hi <= 0 ? 1 : lo > 0 ? 0 : -1;
+            break;
+          case Op::kGT:
+            verdict = lo > 0 ? 1 : hi <= 0 ? 0 : -1;
+            break;
+          case Op::kGE:
+            verdict = lo >= 0 ? 1 : hi < 0 ? 0 : -1;
+            break;
+          default:
+            break;
+        }
+        if (s.op != Op::kMin && s.op != Op::kMax && verdict >= 0) {
+          r.c = verdict;
+          ok = true;
+        }
+        break;
+      }
+      default:  // kAnd, kOr of operands that are not constants
+        break;
+    }
+    if (!ok) state = 2;
+  }
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    if (st[roots_[i]]) return false;
+    out[i] = a[roots_[i]];
+  }
+  return true;
 }
 
 }  // namespace tessera

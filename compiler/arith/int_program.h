@@ -54,6 +54,7 @@ class IntEnv {
   }
 
   bool bound(int s) const { return values_[s].state != kUnbound; }
+  int size() const { return static_cast<int>(values_.size()); }  // the slots assigned so far
 
   // A slot's binding, to put back after a nested scope rebinds it.
   struct Saved {
@@ -111,6 +112,33 @@ class IntEnv {
 // variable, division by zero, a node it declines) yields "undecided", which spreads to whatever
 // uses it, except through the branch a Select does not take: exactly eval_int's answers. A run
 // recomputes only the steps whose variables changed since the last run.
+// A variable taken over a range of values, for IntProgram::eval_affine.
+struct AffineVar {
+  int slot;
+  int64_t lo, hi;  // lo <= hi
+};
+constexpr int kMaxAffineVars = 4;
+// c + sum coef[i] * var_i.
+struct AffineValue {
+  int64_t c = 0;
+  int64_t coef[kMaxAffineVars] = {0, 0, 0, 0};
+};
+
+// The least and greatest values of x over the box of vars[0..n) (exact, in 128 bits).
+void affine_bounds(const AffineValue& x, const AffineVar* vars, int n, __int128* lo, __int128* hi);
+// Whether wrap(v) == v for every v of x + e over the box, e in [e_lo, e_hi]: wrap is a reduction
+// to a type's range (wrap_int, wrap_coef), whose unchanged values are an interval.
+template <class Wrap>
+bool affine_unwrapped(const AffineValue& x, const AffineVar* vars, int n, int64_t e_lo,
+                      int64_t e_hi, Wrap wrap) {
+  __int128 lo, hi;
+  affine_bounds(x, vars, n, &lo, &hi);
+  lo += e_lo;
+  hi += e_hi;
+  if (lo < INT64_MIN || hi > INT64_MAX) return false;
+  return wrap(static_cast<int64_t>(lo)) == lo && wrap(static_cast<int64_t>(hi)) == hi;
+}
+
 class IntProgram {
  public:
   IntProgram() = default;
@@ -121,6 +149,19 @@ class IntProgram {
   std::optional<int64_t> eval(const IntEnv& env) const;
   // Every root: out[i] = eval_int(roots[i], env.var_map()).
   void eval_all(const IntEnv& env, std::optional<int64_t>* out) const;
+  size_t roots() const { return roots_.size(); }
+  bool reads(int slot) const {  // whether some root uses the variable of this slot
+    for (int s : inputs_)
+      if (s == slot) return true;
+    return false;
+  }
+  // Every root as an affine function of vars[0..n) (n <= kMaxAffineVars; each bound in env to
+  // a constant of its type, the other slots as env has them) that eval_int gives at every point of
+  // the box of the vars' ranges: true when every root is decided on the whole box and every
+  // decision on the way (a comparison, min, max, Select, a division's quotient, a wrap to a type)
+  // is the same at every point, so that out[i] is exact there; false when that is not proved.
+  // Runs nothing incrementally and leaves eval's state alone.
+  bool eval_affine(const IntEnv& env, const AffineVar* vars, int n, AffineValue* out) const;
 
  private:
   enum class Op : uint8_t;
@@ -135,6 +176,7 @@ class IntProgram {
   int compile(const Expr& e, IntEnv* env, Numbering* numbering);
   int add(const Step& s, Numbering* numbering);
   void run(const IntEnv& env) const;
+  static int64_t binary(Op op, DType type, int64_t x, int64_t y, bool* undecided);
   std::vector<Step> code_;
   std::vector<int> roots_;
   // Values and undecided flags per step, from the last run (a program is used by one thread).
@@ -146,6 +188,9 @@ class IntProgram {
   std::vector<int> inputs_;
   mutable std::vector<IntEnv::Reading> last_;
   mutable bool ran_ = false;
+  // Scratch of eval_affine: per step its value and state (0 decided, 1 undecided, 2 not proved).
+  mutable std::vector<AffineValue> affine_;
+  mutable std::vector<uint8_t> affine_state_;
 };
 
 }  // namespace tessera

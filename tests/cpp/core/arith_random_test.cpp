@@ -448,5 +448,60 @@ TEST(ArithRandom, CompiledEvaluationAgreesWithTheEvaluatorAndEvalInt) {
   EXPECT_TRUE(ie.var_map().empty());
 }
 
+// eval_affine (the NPU selector's loop-template proof) is sound: when it says a program is affine
+// on a box of some of its variables (the others bound to points of theirs), the program's value
+// at every point of the box is that affine function's; and it proves often enough to matter.
+TEST(ArithRandom, AffineEvaluationHoldsAtEveryPointOfTheBox) {
+  int proved = 0, points = 0;
+  for (DType t : {kIndexType, DType::kInt8, DType::kUInt8, DType::kInt16}) {
+    for (uint32_t seed = 1; seed <= 400; ++seed) {
+      Gen g(seed + 900000, {}, t);
+      Case c = random_case(g, t);
+      Gen eg(seed * 7919u + 900000, c.vars, t);
+      Expr e = seed % 3 == 0 ? eg.cond(2) : seed % 3 == 1 ? eg.expr(2) : eg.expr(4);
+      IntEnv ie;
+      IntProgram p(e, &ie);
+      std::vector<int> slots;
+      for (const Var& v : c.vars) slots.push_back(ie.slot(v));
+      // The first variables over their ranges, the last one (when there are two or more) fixed.
+      const int n = c.vars.size() > 1 ? static_cast<int>(c.vars.size()) - 1 : 1;
+      std::vector<AffineVar> box;
+      for (int i = 0; i < n; ++i) box.push_back({slots[i], c.box[i].first, c.box[i].second});
+      for (size_t i = 0; i < c.vars.size(); ++i) ie.bind(slots[i], c.box[i].first, t);
+      AffineValue a;
+      if (!p.eval_affine(ie, box.data(), n, &a)) continue;
+      ++proved;
+      for_each_point(c.vars, c.box, [&](const auto& env) {
+        if (c.vars.size() > 1 && env.at(c.vars.back().id()) != c.box.back().first) return;
+        for (size_t i = 0; i < c.vars.size(); ++i) ie.bind(slots[i], env.at(c.vars[i].id()), t);
+        std::optional<int64_t> got = p.eval(ie);
+        int64_t want = a.c;
+        for (int i = 0; i < n; ++i) want += a.coef[i] * env.at(c.vars[i].id());
+        ASSERT_TRUE(got.has_value()) << to_string(e);
+        ASSERT_EQ(*got, want) << dtype_name(t) << ": " << to_string(e);
+        ++points;
+      });
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GT(proved, 100);
+  EXPECT_GT(points, 1000);
+  // A decision that changes inside the box is not proved; one that does not is.
+  Var x("x");
+  IntEnv ie;
+  int s = ie.slot(x);
+  ie.bind(s, 0, kIndexType);
+  AffineVar v{s, 0, 9};
+  AffineValue a;
+  EXPECT_FALSE(IntProgram(min(x, make_int(4)), &ie).eval_affine(ie, &v, 1, &a));
+  EXPECT_TRUE(IntProgram(min(x * 2, make_int(40)) + 3, &ie).eval_affine(ie, &v, 1, &a));
+  EXPECT_EQ(a.c, 3);
+  EXPECT_EQ(a.coef[0], 2);
+  EXPECT_FALSE(IntProgram(x / 4, &ie).eval_affine(ie, &v, 1, &a));
+  EXPECT_TRUE(IntProgram((x * 8 + 5) / 4, &ie).eval_affine(ie, &v, 1, &a));
+  EXPECT_EQ(a.c, 1);
+  EXPECT_EQ(a.coef[0], 2);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -73,8 +73,9 @@ Mem mem_bit(uint8_t bits, int bit) { return (bits >> bit) & 1 ? Mem::kAcc : Mem:
 
 }  // namespace
 
-EncodedInsn encode(const Insn& insn) {
-  EncodedInsn b{};
+namespace {
+
+inline void encode_into(const Insn& insn, EncodedInsn& b) {
   b[0] = static_cast<uint8_t>(insn.opcode);
   b[1] = deps_bits(insn.deps);
   switch (insn.opcode) {
@@ -133,7 +134,22 @@ EncodedInsn encode(const Insn& insn) {
     default:
       break;
   }
+}
+
+}  // namespace
+
+EncodedInsn encode(const Insn& insn) {
+  EncodedInsn b{};
+  encode_into(insn, b);
   return b;
+}
+
+void encode_all(const Insn* insns, size_t count, uint8_t* out) {
+  for (size_t i = 0; i < count; ++i, out += kInsnBytes) {
+    EncodedInsn b{};
+    encode_into(insns[i], b);
+    std::memcpy(out, b.data(), kInsnBytes);
+  }
 }
 
 Insn decode(const uint8_t* b, size_t index) {

@@ -326,23 +326,30 @@ class Scheduler {
   // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
   // Only a completion in the queue it waits on (fetch_wait_) can restart it.
   void advance_fetch() {
-    while (fetch_ < fetch_limit_) {
-      int q = p_.ops[fetch_].queue;
+    // The loop's state in locals: the stores through the Slots would otherwise make the compiler
+    // reload and store the members on every instruction.
+    size_t fetch = fetch_;
+    uint64_t time = fetch_time_;
+    unsigned changed = changed_;
+    int wait = -1;
+    for (; fetch < fetch_limit_; ++fetch) {
+      const int q = p_.ops[fetch].queue;
       Unit& s = units_[q];
-      uint64_t t = fetch_time_;
       if (s.fetched >= depth_[q]) {
         uint64_t k = s.fetched - depth_[q];  // must have completed to free a slot
         if (s.pos <= k) {
-          fetch_wait_ = q;
-          return;
+          wait = q;
+          break;
         }
-        t = std::max(t, s.complete[k]);
+        time = std::max(time, s.complete[k]);
       }
-      s.dispatch[s.fetched++] = fetch_time_ = t;
-      changed_ |= 1u << q;
-      ++fetch_;
+      s.dispatch[s.fetched++] = time;
+      changed |= 1u << q;
     }
-    fetch_wait_ = -1;
+    fetch_ = fetch;
+    fetch_time_ = time;
+    changed_ = changed;
+    fetch_wait_ = wait;
   }
 
   [[noreturn]] void overflow(int q, size_t k) const {

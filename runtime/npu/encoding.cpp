@@ -13,9 +13,9 @@ namespace {
 // field is one store (encode runs once per instruction for every kernel fingerprint); elsewhere
 // byte by byte.
 template <typename T>
-void put(uint8_t* b, size_t at, T value) {
+void put(EncodedInsn& b, size_t at, T value) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  std::memcpy(b + at, &value, sizeof(T));
+  std::memcpy(b.data() + at, &value, sizeof(T));
 #else
   auto u = static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
   for (size_t i = 0; i < sizeof(T); ++i) b[at + i] = static_cast<uint8_t>(u >> (8 * i));
@@ -55,7 +55,7 @@ void check_zero(const uint8_t* b, size_t index, size_t from, size_t to) {
     if (b[i] != 0) bad(b, index, str("reserved byte ", i, " is nonzero"));
 }
 
-void put_affine(uint8_t* b, size_t base_at, size_t strides_at, const Affine& a) {
+void put_affine(EncodedInsn& b, size_t base_at, size_t strides_at, const Affine& a) {
   put<uint32_t>(b, base_at, a.base);
   put<uint16_t>(b, strides_at, a.stride0);
   put<uint16_t>(b, strides_at + 2, a.stride1);
@@ -73,10 +73,8 @@ Mem mem_bit(uint8_t bits, int bit) { return (bits >> bit) & 1 ? Mem::kAcc : Mem:
 
 }  // namespace
 
-namespace {
-
-// Writes the instruction's bytes over kInsnBytes zero bytes at `b`.
-inline void encode_into(const Insn& insn, uint8_t* b) {
+EncodedInsn encode(const Insn& insn) {
+  EncodedInsn b{};
   b[0] = static_cast<uint8_t>(insn.opcode);
   b[1] = deps_bits(insn.deps);
   switch (insn.opcode) {
@@ -135,19 +133,7 @@ inline void encode_into(const Insn& insn, uint8_t* b) {
     default:
       break;
   }
-}
-
-}  // namespace
-
-EncodedInsn encode(const Insn& insn) {
-  EncodedInsn b{};
-  encode_into(insn, b.data());
   return b;
-}
-
-void encode_all(const Insn* insns, size_t count, uint8_t* out) {
-  std::memset(out, 0, count * kInsnBytes);
-  for (size_t i = 0; i < count; ++i, out += kInsnBytes) encode_into(insns[i], out);
 }
 
 Insn decode(const uint8_t* b, size_t index) {

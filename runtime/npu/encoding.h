@@ -17,9 +17,6 @@ using EncodedInsn = std::array<uint8_t, kInsnBytes>;
 // Writes the fields `insn.opcode` uses; others are ignored. An unknown opcode is written as is
 // (so tests can build bad programs); decode() rejects it.
 EncodedInsn encode(const Insn& insn);
-// encode() of `count` instructions in a row into count * kInsnBytes bytes at `out` (serializing
-// and fingerprinting whole programs).
-void encode_all(const Insn* insns, size_t count, uint8_t* out);
 
 // Decodes kInsnBytes bytes. A malformed instruction (unknown opcode, vector op or memory, nonzero
 // reserved bits) is a KernelFileError naming `index` and showing the bytes.

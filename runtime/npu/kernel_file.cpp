@@ -1,6 +1,5 @@
 #include "runtime/npu/kernel_file.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "runtime/base/error.h"
@@ -122,17 +121,17 @@ Writer write_header(const Kernel& k) {
   return w;
 }
 
-// FNV-1a 64 continued over encoded instructions. A word of eight zero bytes (reserved bytes,
+// FNV-1a 64 continued over one encoded instruction. A word of eight zero bytes (reserved bytes,
 // unused fields) only multiplies the state by the prime eight times: one multiplication by its
 // eighth power instead.
-uint64_t hash_insns(const uint8_t* bytes, size_t size, uint64_t hash) {
+uint64_t hash_insn(const EncodedInsn& e, uint64_t hash) {
   constexpr uint64_t kPrime = 0x100000001b3ull;
   constexpr uint64_t kPrime8 = kPrime * kPrime * kPrime * kPrime * kPrime * kPrime * kPrime * kPrime;
   static_assert(kInsnBytes % 8 == 0);
-  for (size_t at = 0; at < size; at += 8) {
+  for (size_t at = 0; at < kInsnBytes; at += 8) {
     uint64_t word;
-    std::memcpy(&word, bytes + at, 8);
-    hash = word == 0 ? hash * kPrime8 : fnv1a64(bytes + at, 8, hash);
+    std::memcpy(&word, e.data() + at, 8);
+    hash = word == 0 ? hash * kPrime8 : fnv1a64(e.data() + at, 8, hash);
   }
   return hash;
 }
@@ -144,7 +143,11 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
   w.bytes.reserve(w.bytes.size() + k.program.size() * sizeof(EncodedInsn) + 8);
   size_t at = w.bytes.size();
   w.bytes.resize(at + k.program.size() * kInsnBytes);
-  encode_all(k.program.data(), k.program.size(), w.bytes.data() + at);
+  for (const Insn& insn : k.program) {
+    EncodedInsn e = encode(insn);
+    std::memcpy(w.bytes.data() + at, e.data(), kInsnBytes);
+    at += kInsnBytes;
+  }
   w.put<uint64_t>(kernel_checksum(w.bytes.data(), w.bytes.size()));
   return w.bytes;
 }
@@ -152,14 +155,7 @@ std::vector<uint8_t> serialize_kernel(const Kernel& k) {
 uint64_t kernel_file_checksum(const Kernel& k) {
   Writer w = write_header(k);
   uint64_t hash = kernel_checksum(w.bytes.data(), w.bytes.size());
-  // Encoded a batch at a time into a small buffer, not the whole file.
-  constexpr size_t kBatch = 128;
-  uint8_t buffer[kBatch * kInsnBytes];
-  for (size_t i = 0, n = k.program.size(); i < n; i += kBatch) {
-    const size_t count = std::min(kBatch, n - i);
-    encode_all(k.program.data() + i, count, buffer);
-    hash = hash_insns(buffer, count * kInsnBytes, hash);
-  }
+  for (const Insn& insn : k.program) hash = hash_insn(encode(insn), hash);
   return hash;
 }
 

@@ -23,17 +23,19 @@ unsigned deps_bits(const Deps& d) {
 
 // What each queue makes of each combination of flags, tabled once: whether it is legal, and the
 // token queues popped and pushed, in the order the flags are checked.
+constexpr unsigned kFlagSets = 1u << 4;  // combinations of the four flags
+
 struct DepsEntry {
   bool legal = true;
   uint8_t pops[2] = {N, N};
   uint8_t pushes[2] = {N, N};
 };
-using DepsTable = std::array<std::array<DepsEntry, 16>, kNumQueues>;
+using DepsTable = std::array<std::array<DepsEntry, kFlagSets>, kNumQueues>;
 
 constexpr DepsTable make_deps_table() {
   DepsTable table{};
   for (int q = 0; q < kNumQueues; ++q)
-    for (unsigned bits = 0; bits < 16; ++bits) {
+    for (unsigned bits = 0; bits < kFlagSets; ++bits) {
       DepsEntry e;
       const bool on[4] = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0};
       const uint8_t tq[4] = {kPopPrevTq[q], kPopNextTq[q], kPushPrevTq[q], kPushNextTq[q]};
@@ -234,7 +236,7 @@ class Checker {
   void token_totals(std::array<uint64_t, kNumTokenQueues>& pushes,
                     std::array<uint64_t, kNumTokenQueues>& pops) const {
     for (int q = 0; q < kNumQueues; ++q)
-      for (unsigned bits = 0; bits < 16; ++bits) {
+      for (unsigned bits = 0; bits < kFlagSets; ++bits) {
         const uint64_t count = deps_count_[q][bits];
         const DepsEntry& e = kDepsTable[q][bits];
         for (int n = 0; n < 2; ++n) {
@@ -259,7 +261,7 @@ class Checker {
   PreparedProgram& p_;
   const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
   uint64_t work_ = 0;  // of the instruction being checked
-  uint64_t deps_count_[kNumQueues][16] = {};  // instructions per queue and flag combination
+  uint64_t deps_count_[kNumQueues][kFlagSets] = {};  // instructions per queue and flag combination
 };
 
 }  // namespace

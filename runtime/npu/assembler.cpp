@@ -1,5 +1,7 @@
 #include "runtime/npu/assembler.h"
 
+#include <utility>
+
 #include "runtime/base/error.h"
 
 namespace tessera::npu {
@@ -178,7 +180,16 @@ Kernel Assembler::finish(unsigned deps) {
   i.opcode = Opcode::kFinish;
   i.deps = deps_from_flags(deps);
   emit(i);
-  return kernel_;
+  // Handed over, not copied (the compiler finishes every kernel it measures): the assembler keeps
+  // its name, target and buffer table and starts an empty program.
+  Kernel k;
+  k.name = kernel_.name;
+  k.target_name = kernel_.target_name;
+  k.target_hash = kernel_.target_hash;
+  k.buffers = kernel_.buffers;
+  k.work = kernel_.work;
+  std::swap(k, kernel_);
+  return k;
 }
 
 }  // namespace tessera::npu

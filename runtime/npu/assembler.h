@@ -72,7 +72,8 @@ class Assembler {
   void emit(const Insn& insn);               // any instruction as is, e.g. a deliberately bad one
   void emit_all(std::vector<Insn>&& insns);  // every one of them in order (a whole program)
 
-  // Appends finish and returns the kernel, stamped with the target's name and hash.
+  // Appends finish and returns the kernel, stamped with the target's name and hash. The program
+  // is handed over: afterwards the assembler holds the same buffers and an empty program.
   Kernel finish(unsigned deps = 0);
   // The kernel so far, without appending anything.
   Kernel kernel() const { return kernel_; }

@@ -14,6 +14,46 @@ constexpr uint8_t kPopNextTq[3] = {1, 3, N};
 constexpr uint8_t kPushPrevTq[3] = {N, 1, 3};
 constexpr uint8_t kPushNextTq[3] = {0, 2, N};
 
+// An instruction's dependency flags as four bits, as the encoding packs them (pop_prev = 1,
+// pop_next = 2, push_prev = 4, push_next = 8).
+unsigned deps_bits(const Deps& d) {
+  return unsigned(d.pop_prev) | unsigned(d.pop_next) << 1 | unsigned(d.push_prev) << 2 |
+         unsigned(d.push_next) << 3;
+}
+
+// What each queue makes of each combination of flags, tabled once: whether it is legal, and the
+// token queues popped and pushed, in the order the flags are checked.
+constexpr unsigned kFlagSets = 1u << 4;  // combinations of the four flags
+
+struct DepsEntry {
+  bool legal = true;
+  uint8_t pops[2] = {N, N};
+  uint8_t pushes[2] = {N, N};
+};
+using DepsTable = std::array<std::array<DepsEntry, kFlagSets>, kNumQueues>;
+
+constexpr DepsTable make_deps_table() {
+  DepsTable table{};
+  for (int q = 0; q < kNumQueues; ++q)
+    for (unsigned bits = 0; bits < kFlagSets; ++bits) {
+      DepsEntry e;
+      const bool on[4] = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0};
+      const uint8_t tq[4] = {kPopPrevTq[q], kPopNextTq[q], kPushPrevTq[q], kPushNextTq[q]};
+      int pops = 0, pushes = 0;
+      for (int f = 0; f < 4; ++f) {
+        if (!on[f]) continue;
+        if (tq[f] == N) e.legal = false;
+        if (f < 2)
+          e.pops[pops++] = tq[f];
+        else
+          e.pushes[pushes++] = tq[f];
+      }
+      table[q][bits] = e;
+    }
+  return table;
+}
+constexpr DepsTable kDepsTable = make_deps_table();
+
 uint64_t last_addr(const Affine& a, uint16_t ext0, uint16_t ext1) {
   return uint64_t(a.base) + uint64_t(a.stride0) * (ext0 - 1) + uint64_t(a.stride1) * (ext1 - 1);
 }
@@ -165,9 +205,21 @@ class Checker {
     work_ = iters * t_.mac_out;
   }
 
+  // Sets the instruction's pops and pushes from its flags (a table lookup; the checks run only to
+  // name an illegal flag) and counts the combination for the token totals (token_totals).
   void deps(size_t i, const Insn& insn, PreparedOp& op) {
-    const Deps& d = insn.deps;
-    int q = op.queue;
+    const unsigned bits = deps_bits(insn.deps);
+    const DepsEntry& e = kDepsTable[op.queue][bits];
+    if (!e.legal) [[unlikely]]
+      illegal_deps(i, insn.deps, op.queue);
+    op.pops[0] = e.pops[0];
+    op.pops[1] = e.pops[1];
+    op.pushes[0] = e.pushes[0];
+    op.pushes[1] = e.pushes[1];
+    ++deps_count_[op.queue][bits];
+  }
+
+  [[noreturn]] void illegal_deps(size_t i, const Deps& d, int q) const {
     auto need = [&](bool on, uint8_t tq, const char* flag) {
       if (on && tq == kNoTokenQueue)
         fail(i, str("the ", queue_name(Queue(q)), " queue has no ", q == 0 ? "previous" : "next",
@@ -177,12 +229,21 @@ class Checker {
     need(d.pop_next, kPopNextTq[q], "pop_next");
     need(d.push_prev, kPushPrevTq[q], "push_prev");
     need(d.push_next, kPushNextTq[q], "push_next");
-    int n = 0;
-    if (d.pop_prev) op.pops[n++] = kPopPrevTq[q];
-    if (d.pop_next) op.pops[n++] = kPopNextTq[q];
-    n = 0;
-    if (d.push_prev) op.pushes[n++] = kPushPrevTq[q];
-    if (d.push_next) op.pushes[n++] = kPushNextTq[q];
+    fail(i, "illegal dependency flags");  // not reached: the table agrees with the checks
+  }
+
+  // Pushes and pops per token queue over the whole program, from the counted flag combinations.
+  void token_totals(std::array<uint64_t, kNumTokenQueues>& pushes,
+                    std::array<uint64_t, kNumTokenQueues>& pops) const {
+    for (int q = 0; q < kNumQueues; ++q)
+      for (unsigned bits = 0; bits < kFlagSets; ++bits) {
+        const uint64_t count = deps_count_[q][bits];
+        const DepsEntry& e = kDepsTable[q][bits];
+        for (int n = 0; n < 2; ++n) {
+          if (e.pushes[n] != kNoTokenQueue) pushes[e.pushes[n]] += count;
+          if (e.pops[n] != kNoTokenQueue) pops[e.pops[n]] += count;
+        }
+      }
   }
 
   // Adds instruction i's work (set by dma/gemm/vector, 0 otherwise) to the program's total and
@@ -200,6 +261,7 @@ class Checker {
   PreparedProgram& p_;
   const uint64_t ddr_bytes_, sram_rows_, acc_rows_, vector_row_cycles_;
   uint64_t work_ = 0;  // of the instruction being checked
+  uint64_t deps_count_[kNumQueues][kFlagSets] = {};  // instructions per queue and flag combination
 };
 
 }  // namespace
@@ -236,7 +298,12 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
   p.ops.resize(n);
   std::array<uint64_t, kNumTokenQueues> pops_total{};
   size_t over_limit_at = n;  // the first instruction at which the total work passes max_work
-  for (auto& list : p.queue_insns) list.reserve(n);
+  // Each queue's list written through a cursor, trimmed at the end.
+  uint32_t* next[kNumQueues];
+  for (int q = 0; q < kNumQueues; ++q) {
+    p.queue_insns[q].resize(n);
+    next[q] = p.queue_insns[q].data();
+  }
   const bool two_units = t.compute_units == 2;
   if (two_units) p.compute_access.reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -249,6 +316,7 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
     if (insn.opcode == Opcode::kSync && static_cast<uint8_t>(insn.sync_queue) > 2)
       c.fail(i, "sync names an unknown queue");
     op.queue = static_cast<uint8_t>(queue_of(insn));
+    op.opcode = insn.opcode;
     c.deps(i, insn, op);
     // Two-unit targets: every compute-queue instruction's access, kBoth unless a GEMM or vector
     // instruction fills it in.
@@ -272,12 +340,11 @@ PreparedProgram prepare_program(const Kernel& k, const Target& t, uint64_t max_w
     }
     if (c.add_work(max_work) && over_limit_at == n) over_limit_at = i;
     p.insn_count[static_cast<uint8_t>(insn.opcode)]++;
-    p.queue_insns[op.queue].push_back(static_cast<uint32_t>(i));
-    for (uint8_t tq : op.pushes)
-      if (tq != kNoTokenQueue) p.pushes_total[tq]++;
-    for (uint8_t tq : op.pops)
-      if (tq != kNoTokenQueue) pops_total[tq]++;
+    *next[op.queue]++ = static_cast<uint32_t>(i);
   }
+  for (int q = 0; q < kNumQueues; ++q)
+    p.queue_insns[q].resize(size_t(next[q] - p.queue_insns[q].data()));
+  c.token_totals(p.pushes_total, pops_total);
   if (k.program[n - 1].opcode != Opcode::kFinish) c.fail(n - 1, "the program must end with finish");
   // Token underflow: a pop with no matching push anywhere in the program can never be satisfied.
   bool underflow = false;

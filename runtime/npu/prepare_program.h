@@ -30,6 +30,7 @@ struct PreparedOp {
   bool is_dma = false;
   bool is_store = false;
   bool acc_units = false;  // DMA: a unit is an accumulator row (else an SRAM row)
+  Opcode opcode = Opcode::kFinish;
   uint8_t pops[2] = {kNoTokenQueue, kNoTokenQueue};    // token queues popped before starting
   uint8_t pushes[2] = {kNoTokenQueue, kNoTokenQueue};  // token queues pushed on completion
 };

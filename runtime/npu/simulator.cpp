@@ -16,6 +16,9 @@ namespace {
 
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr int kComputeQ = static_cast<int>(Queue::kCompute);
+// The queue that pops each token queue (load->compute, compute->load, compute->store,
+// store->compute).
+constexpr int kPopper[kNumTokenQueues] = {1, 0, 2, 1};
 
 // A fixed number of slots, left uninitialised: every slot is written before it is read (a time is
 // read only for positions already dispatched, started, pushed or popped), so the scheduler does
@@ -109,9 +112,12 @@ class Scheduler {
     advance_fetch();
     // A unit's candidate start time, once known, never changes until the unit starts it: its
     // dispatch time and the push times of the tokens it needs are fixed when they are recorded.
-    // So only the unit that just started and units still blocked are recomputed.
+    // A blocked unit (kNever) waits for its next instruction to be dispatched or for a push onto
+    // a token queue it pops: only those events (changed_) and the unit that just started make a
+    // candidate worth recomputing.
     uint64_t cand[kNumQueues];
     for (int u = 0; u < kNumQueues; ++u) cand[u] = candidate(u);
+    changed_ = 0;
     for (size_t done = 0; done < n_;) {
       int unit = 0;
       if (cand[1] < cand[unit]) unit = 1;
@@ -121,6 +127,7 @@ class Scheduler {
         fetch_burst(f);
         for (int u = 0; u < kNumQueues; ++u)
           if (cand[u] == kNever) cand[u] = candidate(u);
+        changed_ = 0;
         continue;
       }
       if (cand[unit] == kNever) report_deadlock();
@@ -128,8 +135,10 @@ class Scheduler {
       start(unit, cand[unit]);
       ++done;
       if (unit == fetch_wait_) advance_fetch();
+      cand[unit] = candidate(unit);
       for (int u = 0; u < kNumQueues; ++u)
-        if (u == unit || cand[u] == kNever) cand[u] = candidate(u);
+        if ((changed_ >> u & 1) && u != unit && cand[u] == kNever) cand[u] = candidate(u);
+      changed_ = 0;
     }
     if (kFunctional) commit_due(kNever);
     for (int q = 0; q < kNumTokenQueues; ++q) {
@@ -224,7 +233,7 @@ class Scheduler {
       if (u == kComputeQ) {
         st.busy_cycles += end > from ? end - from : 0;
         compute_covered_ = std::max(compute_covered_, end);
-        const Opcode opc = k_.program[i].opcode;
+        const Opcode opc = op.opcode;
         if (opc == Opcode::kGemm) stats_.mac_busy_cycles += op.cycles;
         if (opc == Opcode::kVector) stats_.vector_busy_cycles += op.cycles;
       } else {
@@ -254,6 +263,7 @@ class Scheduler {
       size_t k = tq.pushed++;
       tq.push_time[k] = retire;
       tq.pusher[k] = i;
+      changed_ |= 1u << kPopper[q];
       if (k >= size_t(t_.token_queue_depth)) {
         size_t j = k - size_t(t_.token_queue_depth);
         if (j < tq.popped && tq.pop_time[j] > end) overflow(q, k);
@@ -316,22 +326,30 @@ class Scheduler {
   // next instruction's queue already holds `depth` dispatched-but-unfinished instructions.
   // Only a completion in the queue it waits on (fetch_wait_) can restart it.
   void advance_fetch() {
-    while (fetch_ < fetch_limit_) {
-      int q = p_.ops[fetch_].queue;
+    // The loop's state in locals: the stores through the Slots would otherwise make the compiler
+    // reload and store the members on every instruction.
+    size_t fetch = fetch_;
+    uint64_t time = fetch_time_;
+    unsigned changed = changed_;
+    int wait = -1;
+    for (; fetch < fetch_limit_; ++fetch) {
+      const int q = p_.ops[fetch].queue;
       Unit& s = units_[q];
-      uint64_t t = fetch_time_;
       if (s.fetched >= depth_[q]) {
         uint64_t k = s.fetched - depth_[q];  // must have completed to free a slot
         if (s.pos <= k) {
-          fetch_wait_ = q;
-          return;
+          wait = q;
+          break;
         }
-        t = std::max(t, s.complete[k]);
+        time = std::max(time, s.complete[k]);
       }
-      s.dispatch[s.fetched++] = fetch_time_ = t;
-      ++fetch_;
+      s.dispatch[s.fetched++] = time;
+      changed |= 1u << q;
     }
-    fetch_wait_ = -1;
+    fetch_ = fetch;
+    fetch_time_ = time;
+    changed_ = changed;
+    fetch_wait_ = wait;
   }
 
   [[noreturn]] void overflow(int q, size_t k) const {
@@ -401,6 +419,7 @@ class Scheduler {
   ComputeUnits cu_;
   uint64_t compute_covered_ = 0;  // the latest end of a compute instruction so far
   uint64_t seq_ = 0;
+  unsigned changed_ = 0;  // bit per unit: an event since the last step that may unblock it
   std::optional<HazardChecker> checker_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <limits>
+#include <memory>
 
 #include "runtime/base/error.h"
 
@@ -49,11 +50,11 @@ class TokenInserter {
     }
     size_t total = 0;
     for (size_t c : count) total += c + 1;
-    touches_.resize(total);
+    touches_.reset(new Touch[total]);
     size_t at = 0;
     for (int l = 0; l < kNumLists; ++l) {
       touches_[at].node = std::numeric_limits<int64_t>::min();
-      end_[l] = touches_.data() + at + 1;
+      end_[l] = touches_.get() + at + 1;
       at += count[l] + 1;
     }
   }
@@ -78,7 +79,19 @@ class TokenInserter {
         }
         need[q] = best > kn[q] ? best : -1;
       }
-      int64_t idx = place(Queue(a), static_cast<int64_t>(i), need, 0);
+      int64_t idx;
+      bool waits = false;
+      for (int q = 0; q < npu::kNumQueues; ++q) waits |= q != a && need[q] >= 0;
+      if (!waits) {
+        // Nothing to wait for (the usual case): no sync, no token.
+        idx = static_cast<int64_t>(out_.size());
+        out_.push_back(s.insn);
+        kn_[a][a] = idx;
+        done_.push_back(kn_[a]);
+        ++per_queue_[a];
+      } else {
+        idx = place(Queue(a), static_cast<int64_t>(i), need, 0);
+      }
       for (const Access& x : s.accesses) *end_[list_of(a, x.space, x.write)]++ = {x.lo, x.hi, idx};
     }
     return std::move(out_);
@@ -199,7 +212,7 @@ class TokenInserter {
   std::array<int64_t, npu::kNumQueues> per_queue_{};  // instructions placed on each queue
   std::array<int64_t, 4> last_pusher_{-1, -1, -1, -1};
   std::array<std::vector<int64_t>, 4> poppers_;  // per direction, the poppers in order
-  std::vector<Touch> touches_;                   // every touch list, each behind a sentinel
+  std::unique_ptr<Touch[]> touches_;  // every touch list, each behind a sentinel
   std::array<Touch*, kNumLists> end_;            // per list: one past its newest touch
 };
 

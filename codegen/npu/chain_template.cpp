@@ -62,19 +62,8 @@ bool ChainTemplate::affine(const IntEnv& env, const AffineVar* vars, int n, cons
   for (size_t k = 0; k < rows_; ++k) {
     AffineValue x;
     __int128 c = constant_[k];
-    for (const Outer& t : outer_[k]) {
-      int64_t v;
-      if (!env.constant(t.slot, t.type, &v)) return false;
-      int j = 0;
-      while (j < n && vars[j].slot != t.slot) ++j;
-      if (j == n) {
-        c += static_cast<__int128>(t.coef) * v;
-      } else {
-        if (wrap_int(vars[j].lo, t.type) != vars[j].lo || wrap_int(vars[j].hi, t.type) != vars[j].hi)
-          return false;
-        x.coef[j] = t.coef;
-      }
-    }
+    for (const Outer& t : outer_[k])
+      if (!add_affine_term(env, t.slot, t.type, t.coef, vars, n, &c, &x)) return false;
     if (c < INT64_MIN || c > INT64_MAX) return false;
     x.c = static_cast<int64_t>(c);
     const DType type = dtype_[k];

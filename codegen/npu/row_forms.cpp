@@ -38,20 +38,8 @@ bool RowForm::value_affine(const IntEnv& env, const AffineVar* vars, int n) cons
   if (!reads) return true;
   AffineValue x;
   __int128 c = form_.constant;
-  for (const PlainTerm& t : plain_terms_) {
-    int64_t v;
-    if (!env.constant(t.slot, t.type, &v)) return false;
-    int j = 0;
-    while (j < n && vars[j].slot != t.slot) ++j;
-    if (j == n) {
-      c += static_cast<__int128>(t.coef) * v;
-    } else {
-      // The variable read in its type (env.constant wraps): unchanged on its range.
-      if (wrap_int(vars[j].lo, t.type) != vars[j].lo || wrap_int(vars[j].hi, t.type) != vars[j].hi)
-        return false;
-      x.coef[j] = t.coef;  // distinct atoms: each variable once
-    }
-  }
+  for (const PlainTerm& t : plain_terms_)
+    if (!add_affine_term(env, t.slot, t.type, t.coef, vars, n, &c, &x)) return false;
   if (c < INT64_MIN || c > INT64_MAX) return false;
   x.c = static_cast<int64_t>(c);
   DType type = form_.dtype;

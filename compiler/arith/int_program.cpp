@@ -348,6 +348,23 @@ bool fits64(I128 x) { return x >= INT64_MIN && x <= INT64_MAX; }
 
 }  // namespace
 
+bool add_affine_term(const IntEnv& env, int slot, DType type, int64_t coef, const AffineVar* vars,
+                     int n, I128* c, AffineValue* x) {
+  int64_t v;
+  if (!env.constant(slot, type, &v)) return false;
+  int j = 0;
+  while (j < n && vars[j].slot != slot) ++j;
+  if (j == n) {
+    *c += static_cast<I128>(coef) * v;
+    return true;
+  }
+  // The variable read in its type (env.constant wraps): unchanged on its range.
+  if (wrap_int(vars[j].lo, type) != vars[j].lo || wrap_int(vars[j].hi, type) != vars[j].hi)
+    return false;
+  x->coef[j] = coef;  // distinct atoms: each variable once
+  return true;
+}
+
 void affine_bounds(const AffineValue& x, const AffineVar* vars, int n, I128* lo, I128* hi) {
   I128 l = x.c, h = x.c;
   for (int j = 0; j < n; ++j) {

@@ -126,6 +126,11 @@ struct AffineValue {
 
 // The least and greatest values of x over the box of vars[0..n) (exact, in 128 bits).
 void affine_bounds(const AffineValue& x, const AffineVar* vars, int n, __int128* lo, __int128* hi);
+// Adds coef times a variable's value to an affine value over vars[0..n): to *c when the variable
+// (`slot`, read in `type`) is bound to a constant and is none of vars; to x's coefficient when it
+// is one of vars, whose range `type` must hold unchanged. False when neither holds.
+bool add_affine_term(const IntEnv& env, int slot, DType type, int64_t coef, const AffineVar* vars,
+                     int n, __int128* c, AffineValue* x);
 // Whether wrap(v) == v for every v of x + e over the box, e in [e_lo, e_hi]: wrap is a reduction
 // to a type's range (wrap_int, wrap_coef), whose unchanged values are an interval.
 template <class Wrap>

@@ -100,7 +100,7 @@ class Verifier : public IRVisitor {
     } else {
       box_.push_unbounded(op->var.node());
     }
-    scopes_.push_back({Scope::kLet, op->var, op->value});
+    scopes_.push_back({Scope::kLet, op->var, op->value, Expr()});
     visit(op->body);
     scopes_.pop_back();
     box_.pop();

@@ -369,7 +369,9 @@ TEST(ArithRandom, IntegerEvaluationAgreesWithTheEvaluatorAndTheSimplifier) {
       std::optional<int64_t> part = eval_int(e, partial);
       if (uses_var(e, c.vars[1]) || uses_var(e, c.vars[2])) {
         // Decided only where the unbound variables do not matter (a select's other branch).
-        if (part) ASSERT_EQ(*as_const_int(simplify(substitute(e, partial))), *part);
+        if (part) {
+          ASSERT_EQ(*as_const_int(simplify(substitute(e, partial))), *part);
+        }
       }
       for_each_point(c.vars, c.box, [&](const auto& env) {
         bool big = false;

@@ -135,16 +135,23 @@ def cmd_replay(args):
     replay = at.apply_history_best(args.log, strict=args.strict)
     os.makedirs(args.output, exist_ok=True)
     table = [["task", "config from", "cycles", "sha256", "kernel file"]]
+    stale = []
     for wid, task in workloads.tasks:
         config, record = replay.choose(task, label=wid)
+        why = None if record is None else at.stale_record(task, config, record, label=wid)
+        if why is not None:
+            if args.strict:
+                raise at.TuningLogError(f"{args.log}: {why}")
+            warnings.warn(why, at.ReplayWarning)
+            stale.append(wid)
         op = task.build(config)
         module = tessera.build(op.schedule, op.args, target=task.target, name=wid)
         path = os.path.join(args.output, f"{wid}.tnpu")
         module.save(path)
         with open(path, "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()[:12]
-        table.append([wid, "log" if record is not None else "default",
-                      str(module.timing()["cycles"]), digest, path])
+        source = "default" if record is None else "log (stale)" if wid in stale else "log"
+        table.append([wid, source, str(module.timing()["cycles"]), digest, path])
     _print_table(table)
     print(f"{len(workloads)} kernel(s) written to {args.output}")
     return 0
@@ -274,11 +281,15 @@ def _parser():
                        "of its best valid record in LOG (fewest cycles, then the canonical "
                        "config text) and writes it to OUTPUT/<id>.tnpu. A task without a record "
                        "is built with its default config and a warning, or fails the command "
-                       "with --strict. The same log and compiler version give the same bytes.")
+                       "with --strict. Each record's kernel is rebuilt and compared with the one "
+                       "the log measured (fingerprint and cycles): a stale record is a warning, "
+                       "or fails the command with --strict. The same log and compiler version "
+                       "give the same bytes.")
     s.add_argument("log", help="the tuning log to replay")
     s.add_argument("workloads", help="the workloads file (JSON, docs/workloads.md)")
     s.add_argument("-o", "--output", required=True, help="the directory for the kernel files")
-    s.add_argument("--strict", action="store_true", help="fail when a task has no record")
+    s.add_argument("--strict", action="store_true",
+                   help="fail when a task has no record or its record is stale")
     s.add_argument("--target", metavar="JSON",
                    help="target description for tasks that name none (default: npu-v1)")
     s.set_defaults(run=cmd_replay)

@@ -203,6 +203,47 @@ def test_strict_replay_of_a_log_missing_a_task_fails_naming_it(tmp_path):
     assert "task 'fc'" in out.stderr and "no record to replay" in out.stderr
 
 
+def test_replay_of_a_record_whose_kernel_changed_says_the_log_is_stale(tmp_path):
+    # A log written by a compiler whose kernels differ from this one's: the best record of fc
+    # carries another fingerprint, the best record of l4_1x1_s2 other cycles.
+    recs = records(COMMITTED_LOG)
+    tasks = {wid: t for wid, t in at.load_workloads(RESNET_TASKS).tasks}
+    best = {wid: python_pick_best(recs, tasks[wid].key) for wid in ("fc", "l4_1x1_s2")}
+    for r in recs:
+        if r == best["fc"]:
+            r["result"]["fingerprint"] = "0123456789abcdef"
+            r["compiler"] = "tessera 0.0.9"
+        elif r == best["l4_1x1_s2"]:
+            r["result"]["cycles"] -= 1
+    old = str(tmp_path / "old.jsonl")
+    at.append_tuning_log(old, recs)
+    with at.apply_history_best(old) as replay:
+        for wid in ("fc", "l4_1x1_s2"):
+            config, record = replay.choose(tasks[wid])
+            why = at.stale_record(tasks[wid], config, record, label=wid)
+            assert why is not None and f"task '{wid}'" in why and "stale" in why
+        assert "0123456789abcdef" in at.stale_record(tasks["fc"], *replay.choose(tasks["fc"]))
+        assert "tessera 0.0.9" in at.stale_record(tasks["fc"], *replay.choose(tasks["fc"]))
+    doc = json.loads(open(RESNET_TASKS).read())
+    doc["tasks"] = [t for t in doc["tasks"] if t["id"] in ("l2_1x1_s2", "l4_1x1_s2", "fc")]
+    wl = write_json(tmp_path / "w.json", doc)
+    out = cli("replay", old, wl, "-o", str(tmp_path / "k"))
+    assert out.returncode == 0, out.stderr
+    assert "task 'fc'" in out.stderr and "task 'l4_1x1_s2'" in out.stderr
+    assert "task 'l2_1x1_s2'" not in out.stderr  # its record still describes its kernel
+    sources = {line.split()[0]: line.split()[1:3] for line in out.stdout.splitlines()[2:5]}
+    assert sources == {"l2_1x1_s2": ["log", sources["l2_1x1_s2"][1]],
+                       "l4_1x1_s2": ["log", "(stale)"], "fc": ["log", "(stale)"]}
+    strict = cli("replay", old, wl, "-o", str(tmp_path / "k2"), "--strict")
+    assert strict.returncode == 1
+    assert "task 'l4_1x1_s2'" in strict.stderr and "stale" in strict.stderr
+    # The committed log describes this compiler's kernels.
+    doc["tasks"] = json.loads(open(RESNET_TASKS).read())["tasks"]
+    ok = cli("replay", COMMITTED_LOG, write_json(tmp_path / "all.json", doc), "-o",
+             str(tmp_path / "k3"), "--strict")
+    assert ok.returncode == 0 and "stale" not in ok.stdout + ok.stderr, ok.stderr
+
+
 def test_replay_in_two_processes_with_other_thread_counts_gives_the_same_kernel_bytes(tmp_path):
     doc = json.loads(open(RESNET_TASKS).read())
     doc["tasks"] = [t for t in doc["tasks"] if t["id"] in ("fc", "l2_1x1_s2", "l4_1x1_s2")]

@@ -207,7 +207,7 @@ template_feature_names = _nt.template_feature_names
 from .job import (WorkloadsError, Workloads, TuneJobTask, TuneJobProgress,  # noqa: E402
                   load_workloads, tune_workloads, task_bound_cycles)
 from .replay import (ApplyHistoryBest, HistoryBest, ReplayWarning,  # noqa: E402
-                     apply_history_best, current_history_best)
+                     apply_history_best, current_history_best, stale_record)
 from .summary import summarize_log, task_text, true_work_bound  # noqa: E402
 from .plot import plot_tuning_curves, tuning_curves  # noqa: E402
 

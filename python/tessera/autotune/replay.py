@@ -12,6 +12,11 @@ given by name still override it. A task with no record is an error naming it (a 
 in strict mode; otherwise its default config is used with a ReplayWarning. Blocks nest (the
 innermost applies); the choice is per context (contextvars), so other threads are unaffected.
 The same log and compiler version give the same kernel bytes on any machine and thread count.
+
+A log outlives compilers: `stale_record(task, config, record)` rebuilds a record's kernel and says
+why the record no longer describes it (another kernel fingerprint or cycle count than the log
+measured), or None. `tessera replay` checks every task this way; a stale task fails the command
+with --strict and is a ReplayWarning otherwise.
 """
 import contextvars
 import warnings as _warnings
@@ -58,6 +63,28 @@ class ApplyHistoryBest:
     def __exit__(self, *exc):
         _current.reset(self._tokens.pop())
         return False
+
+
+def stale_record(task, config, record, label=""):
+    """Why `record` (a log record of `task` whose config is `config`) no longer describes the
+    kernel this compiler builds from it, or None when it still does. A record without a kernel
+    fingerprint (a failed trial, or a log from before fingerprints) is checked by cycles only."""
+    from . import compiler_version
+    result = record.get("result", {})
+    if result.get("status") != "ok":
+        return None
+    m = task.measure(config)
+    want_fp, want_cycles = result.get("fingerprint", ""), result.get("cycles")
+    if m["status"] == "ok" and m["cycles"] == want_cycles and (
+            not want_fp or m["fingerprint"] == want_fp):
+        return None
+    now = (f"kernel {m['fingerprint']}, {m['cycles']} cycles" if m["status"] == "ok"
+           else f"{m['status']}: {m.get('message', '')}")
+    name = f"task '{label}' ({task.key_text})" if label else f"task {task.key_text}"
+    return (f"{name}: its logged config no longer builds the kernel the log measured (log: kernel "
+            f"{want_fp or '?'}, {want_cycles} cycles, written by {record.get('compiler', '?')}; "
+            f"now: {now}, {compiler_version()}): the log is stale for this compiler; "
+            f"re-tune the task into a new log (tessera tune)")
 
 
 def apply_history_best(log, strict=False):

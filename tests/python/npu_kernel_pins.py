@@ -7,7 +7,11 @@ Code generation that only gets faster must leave every pin as it is (test_npu_ke
 A change that means to change the instruction stream rewrites the pins deliberately, after the
 kernels were shown bit-exact (test_npu_templates, the schedule fuzzer):
     PYTHONPATH=python .venv/bin/python tests/python/npu_kernel_pins.py --write
-and says why in its commit.
+and says why in its commit. The pins carry the compiler version they were written by, and --write
+refuses to change a pinned kernel under the same version: tuning logs name the compiler their
+kernels came from (a resumed search warns on another version; `tessera replay` rebuilds and
+compares), so a change to the kernels a config builds must bump the project version
+(CMakeLists.txt and pyproject.toml) first.
 """
 import argparse
 import json
@@ -106,19 +110,39 @@ def compute():
     return {key: outcome(task, c) for key, task, c in entries()}
 
 
-def main():
+def load():
+    """(compiler version, {key: outcome}) of the committed pins."""
+    doc = json.load(open(PINS))
+    return doc["compiler"], doc["pins"]
+
+
+def changed_kernels(old, new):
+    """Keys pinned in both whose kernel bytes differ (fingerprint, or kernel against error)."""
+    return [k for k in sorted(set(old) & set(new))
+            if old[k].get("fingerprint") != new[k].get("fingerprint")]
+
+
+def main(argv=None):
+    from tessera.autotune import compiler_version
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--write", action="store_true", help=f"rewrite {os.path.relpath(PINS, ROOT)}")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     pins = compute()
+    version, old = load()
     if args.write:
+        moved = changed_kernels(old, pins)
+        if moved and version == compiler_version():
+            print(f"{len(moved)} pinned kernels change (first: {moved[0]}) but the compiler "
+                  f"version is still {version}: bump the project version in CMakeLists.txt and "
+                  f"pyproject.toml, rebuild, and rerun --write", file=sys.stderr)
+            return 1
         os.makedirs(os.path.dirname(PINS), exist_ok=True)
         with open(PINS, "w") as f:
-            json.dump(pins, f, indent=1, sort_keys=True)
+            json.dump({"compiler": compiler_version(), "pins": pins}, f, indent=1, sort_keys=True)
             f.write("\n")
-        print(f"wrote {len(pins)} pins to {PINS}")
+        print(f"wrote {len(pins)} pins to {PINS} ({compiler_version()}; {len(moved)} kernels "
+              f"changed)")
         return 0
-    old = json.load(open(PINS))
     bad = [k for k in sorted(set(old) | set(pins)) if old.get(k) != pins.get(k)]
     for k in bad:
         print(f"{k}\n  pinned {old.get(k)}\n  now    {pins.get(k)}")

@@ -56,7 +56,7 @@ TEST(TuningLog, the_target_id_is_the_target_name_and_its_pinned_hash) {
   TargetId id = TargetId::of(npu::default_target());
   EXPECT_EQ(id.name, "npu-v1");
   EXPECT_EQ(id.hash, "a8a47a83b809a113");  // npu::target_hash, pinned by the target tests
-  EXPECT_EQ(std::string(compiler_version()), "tessera 0.1.0");
+  EXPECT_EQ(std::string(compiler_version()).rfind("tessera ", 0), 0u);  // "tessera <version>"
 }
 
 TEST(TuningLog, written_records_read_back_equal) {
